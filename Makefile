@@ -1,0 +1,60 @@
+# NSPA front door. CMake does the work underneath; these targets install what
+# they need (Debian/Ubuntu packages, idempotently), configure, build and run.
+#
+#   make test     install deps, build release + ASan/UBSan + TSan trees, run every test
+#   make bench    install deps and peers, build, run nspa-bench side by side
+#   make install  install the library (PREFIX=/usr/local)
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+GEN     := -G Ninja
+CMAKE   := cmake
+CTEST   := ctest --output-on-failure --no-tests=error -j$(JOBS)
+
+.PHONY: all deps test test-release test-asan test-tsan bench install clean
+
+all: $(BUILD)/release/build.ninja
+	$(CMAKE) --build $(BUILD)/release -j$(JOBS)
+
+deps:
+	@tools/deps.sh test
+
+$(BUILD)/release/build.ninja:
+	$(CMAKE) -S . -B $(BUILD)/release $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+
+$(BUILD)/asan/build.ninja:
+	$(CMAKE) -S . -B $(BUILD)/asan $(GEN) -DCMAKE_BUILD_TYPE=Debug -DNSPA_SANITIZE=address
+
+$(BUILD)/tsan/build.ninja:
+	$(CMAKE) -S . -B $(BUILD)/tsan $(GEN) -DCMAKE_BUILD_TYPE=Debug -DNSPA_SANITIZE=thread
+
+test: deps
+	$(MAKE) test-release test-asan test-tsan
+	@echo "make test: release, asan+ubsan and tsan suites all passed"
+
+test-release: $(BUILD)/release/build.ninja
+	$(CMAKE) --build $(BUILD)/release -j$(JOBS)
+	cd $(BUILD)/release && $(CTEST)
+
+# ASan+UBSan: every test except those labelled no-asan (e.g. ones that fill 1M objects
+# where the shadow memory would only measure ASan itself).
+test-asan: $(BUILD)/asan/build.ninja
+	$(CMAKE) --build $(BUILD)/asan -j$(JOBS)
+	cd $(BUILD)/asan && $(CTEST) -LE no-asan
+
+# TSan: the threaded tests.
+test-tsan: $(BUILD)/tsan/build.ninja
+	$(CMAKE) --build $(BUILD)/tsan -j$(JOBS)
+	cd $(BUILD)/tsan && $(CTEST) -L threaded -LE no-tsan
+
+bench:
+	@tools/deps.sh bench
+	$(MAKE) all
+	tools/bench.sh $(BUILD)/release $(BENCH)
+
+install: all
+	$(CMAKE) --install $(BUILD)/release
+
+clean:
+	rm -rf $(BUILD)

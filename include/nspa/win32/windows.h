@@ -1,0 +1,22 @@
+/* NSPA Win32 layer: the <windows.h> subset that NSPA implements natively.
+ * Build with: cc $(pkg-config --cflags nspa-win32) prog.c $(pkg-config --libs nspa-win32) */
+#ifndef NSPA_WIN32_WINDOWS_H
+#define NSPA_WIN32_WINDOWS_H
+
+#include "windef.h"
+#include "winerror.h"
+#include "winbase.h"
+#if __has_include("winnls.h")
+#include "winnls.h"
+#endif
+#if __has_include("heapapi.h")
+#include "heapapi.h"
+#endif
+#if __has_include("winternl.h")
+#include "winternl.h"
+#endif
+#if __has_include("synchapi_locks.h")
+#include "synchapi_locks.h"
+#endif
+
+#endif

@@ -1,0 +1,51 @@
+/* NSPA Win32 layer: error codes (GetLastError values) used by the implemented APIs. */
+#ifndef NSPA_WIN32_WINERROR_H
+#define NSPA_WIN32_WINERROR_H
+
+#define ERROR_SUCCESS                 0
+#define NO_ERROR                      0
+#define ERROR_INVALID_FUNCTION        1
+#define ERROR_FILE_NOT_FOUND          2
+#define ERROR_PATH_NOT_FOUND          3
+#define ERROR_TOO_MANY_OPEN_FILES     4
+#define ERROR_ACCESS_DENIED           5
+#define ERROR_INVALID_HANDLE          6
+#define ERROR_NOT_ENOUGH_MEMORY       8
+#define ERROR_INVALID_DATA            13
+#define ERROR_OUTOFMEMORY             14
+#define ERROR_NOT_SUPPORTED           50
+#define ERROR_INVALID_PARAMETER       87
+#define ERROR_INSUFFICIENT_BUFFER     122
+#define ERROR_INVALID_NAME            123
+#define ERROR_CALL_NOT_IMPLEMENTED    120
+#define ERROR_BAD_ARGUMENTS           160
+#define ERROR_ALREADY_EXISTS          183
+#define ERROR_ENVVAR_NOT_FOUND        203
+#define ERROR_TOO_MANY_POSTS          298
+#define ERROR_NOT_OWNER               288
+#define ERROR_TIMEOUT                 1460
+#define ERROR_NOACCESS                998
+#define ERROR_INVALID_FLAGS           1004
+#define ERROR_NO_UNICODE_TRANSLATION  1113
+#define ERROR_ABANDONED_WAIT_0        735
+#define ERROR_SEM_TIMEOUT             121
+#define ERROR_PRIVILEGE_NOT_HELD      1314
+#define ERROR_INVALID_ADDRESS         487
+#define ERROR_NOT_LOCKED              158
+#define ERROR_POSSIBLE_DEADLOCK       1131
+#define ERROR_THREAD_NOT_IN_PROCESS   566
+#define ERROR_MORE_DATA               234
+#define ERROR_NO_MORE_ITEMS           259
+#define ERROR_INVALID_USER_BUFFER     1784
+#define ERROR_ARITHMETIC_OVERFLOW     534
+
+#define S_OK            ((HRESULT)0)
+#define S_FALSE         ((HRESULT)1)
+#define E_FAIL          ((HRESULT)0x80004005)
+#define E_INVALIDARG    ((HRESULT)0x80070057)
+#define E_OUTOFMEMORY   ((HRESULT)0x8007000E)
+#define SUCCEEDED(hr)   (((HRESULT)(hr)) >= 0)
+#define FAILED(hr)      (((HRESULT)(hr)) < 0)
+#define HRESULT_FROM_WIN32(x) ((HRESULT)(x) <= 0 ? ((HRESULT)(x)) : ((HRESULT)(((x) & 0x0000FFFF) | (7 << 16) | 0x80000000)))
+
+#endif

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the Debian/Ubuntu packages a target needs, only those that are missing.
+# Usage: tools/deps.sh test|bench [extra packages...]
+set -euo pipefail
+set_name=${1:-test}; shift || true
+pkgs=(cmake ninja-build gcc make pkg-config python3 strace)
+case "$set_name" in
+  test)  ;;
+  bench) pkgs+=(python3 strace) ;;
+  *)     ;;
+esac
+pkgs+=("$@")
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}"
+SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+# apt lists are refreshed once per machine (and again if an install fails on stale lists)
+if [ ! -f /var/lib/apt/lists/lock ] || [ -z "$(ls /var/lib/apt/lists/ 2>/dev/null | grep -v -e lock -e partial)" ]; then
+  $SUDO apt-get update -qq
+fi
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" ||
+  { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; }
