@@ -20,7 +20,7 @@ SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 # apt lists are refreshed once per machine (and again if an install fails on stale lists)
 if [ ! -f /var/lib/apt/lists/lock ] || [ -z "$(ls /var/lib/apt/lists/ 2>/dev/null | grep -v -e lock -e partial)" ]; then
-  $SUDO apt-get update -qq
+  $SUDO apt-get update -qq -o DPkg::Lock::Timeout=600
 fi
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" ||
-  { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; }
+$SUDO apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends "${missing[@]}" ||
+  { $SUDO apt-get update -qq -o DPkg::Lock::Timeout=600 && $SUDO apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends "${missing[@]}"; }
