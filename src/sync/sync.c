@@ -233,7 +233,8 @@ NSPA_HIDDEN void ns_obj_unref(struct ns *ns, uint32_t idx)
 static int create_obj(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name,
                       nspa_obj_t *out)
 {
-    struct ns *ns = ns_get();
+    struct nspa_tls *me = self();      /* registers the thread: before the lock */
+    struct ns *ns = nspa_ns;
     size_t len = 0;
     if (name && !valid_obj_name(name, &len)) return -EINVAL;
     ns_lock(ns);
@@ -294,8 +295,8 @@ static int create_obj(int type, uint64_t word, uint32_t max, uint32_t ext, const
         }
     }
     if (ret == 0) ret = handle_alloc(ns, idx, out);
-    if (ret == 0 && type == NSPA_TYPE_MUTEX && (uint32_t)word && (uint32_t)word == self()->tid)
-        owned_add(self()->t, idx);   /* created owned by the caller: abandon at its exit */
+    if (ret == 0 && type == NSPA_TYPE_MUTEX && (uint32_t)word && (uint32_t)word == me->tid)
+        owned_add(me->t, idx);   /* created owned by the caller: abandon at its exit */
     if (ret < 0) {
         /* undo: the object was never visible */
         jset32(ns, &o->refs, 1);

@@ -1,0 +1,5 @@
+# NT sync objects (include/nspa/sync.h): one test per feature
+nspa_add_test(sync_semaphore SOURCES tests/sync_semaphore.c)
+nspa_add_test(sync_mutex SOURCES tests/sync_mutex.c)
+nspa_add_test(sync_event SOURCES tests/sync_event.c THREADED)
+nspa_add_test(sync_wait SOURCES tests/sync_wait.c)
