@@ -23,7 +23,7 @@ static int pulse_wakes(int manual, int n)
     ev = mk_event(manual, 0);
     woke = 0;
     for (int i = 0; i < n; i++) pthread_create(&t[i], NULL, waiter, NULL);
-    sleep_ms(150);
+    REQUIRE(wait_queued(ev, n));
     uint32_t prev = 9;
     CHECK_EQ(nspa_event_pulse(ev, &prev), 0);
     CHECK_EQ(prev, 0);

@@ -74,4 +74,13 @@ static inline void sleep_ms(unsigned ms)
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
     nanosleep(&ts, NULL);
 }
+/* wait until @n waits are queued on @obj (bounded: 10 s) */
+static inline int wait_queued(nspa_obj_t obj, int n)
+{
+    for (int i = 0; i < 10000; i++) {
+        if (nspa_obj_waiters(obj) >= n) return 1;
+        sleep_ms(1);
+    }
+    return 0;
+}
 #endif

@@ -48,7 +48,7 @@ static void run(const int *prios, int n, const char *what)
         w[i].id = i;
         w[i].prio = prios[i];
         pthread_create(&t[i], NULL, waiter, &w[i]);
-        sleep_ms(30);
+        REQUIRE(wait_queued(obj, i + 1));
     }
     for (int i = 0; i < n; i++) {
         if (use_mutex) {
@@ -61,7 +61,17 @@ static void run(const int *prios, int n, const char *what)
             nspa_sem_release(obj, &c);
             if (use_all) { c = 1; nspa_sem_release(obj2, &c); }
         }
-        sleep_ms(20);
+        /* the next release only once this one's waiter has left the queue */
+        for (int k = 0; k < 5000 && nspa_obj_waiters(obj) > n - 1 - i; k++) sleep_ms(1);
+        {   /* and the woken thread recorded itself (for a mutex: and unlocks) */
+            for (int k = 0; k < 5000; k++) {
+                pthread_mutex_lock(&lk);
+                int done = norder > i;
+                pthread_mutex_unlock(&lk);
+                if (done) break;
+                sleep_ms(1);
+            }
+        }
     }
     for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
     CHECK_EQ(norder, n);
@@ -118,10 +128,18 @@ int main(void)
     struct warg w[4];
     norder = 0;
     for (int i = 0; i < 4; i++) { w[i] = (struct warg){ i, 0 }; pthread_create(&t[i], NULL, waiter, &w[i]); }
-    sleep_ms(100);
+    REQUIRE(wait_queued(obj, 4));
     uint32_t c = 3;
     CHECK_EQ(nspa_sem_release(obj, &c), 0);
-    sleep_ms(100);
+    CHECK_EQ(nspa_obj_waiters(obj), 1);   /* granted at the release, atomically */
+    for (int k = 0; k < 5000; k++) {
+        pthread_mutex_lock(&lk);
+        int d = norder;
+        pthread_mutex_unlock(&lk);
+        if (d >= 3) break;
+        sleep_ms(1);
+    }
+    sleep_ms(50);
     CHECK_EQ(norder, 3);
     CHECK_EQ(sem_count(obj), 0);
     c = 1;

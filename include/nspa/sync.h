@@ -214,6 +214,13 @@ int nspa_event_read(nspa_obj_t event, struct nspa_event_args *args);
 int nspa_wait_any(struct nspa_wait_args *args);
 int nspa_wait_all(struct nspa_wait_args *args);
 
+/*
+ * nspa_obj_waiters - diagnostics: how many waits are queued on the object now.
+ *   Returns the count, or -EBADF. The value may be stale as soon as it is returned;
+ *   tests use it to know that a thread has started waiting.
+ */
+int nspa_obj_waiters(nspa_obj_t obj);
+
 /* ---- Threads --------------------------------------------------------------------- */
 
 /*

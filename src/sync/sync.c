@@ -404,6 +404,20 @@ NSPA_EXPORT int nspa_obj_type(nspa_obj_t h)
     return r ? r : ns->objs[idx].type;
 }
 
+NSPA_EXPORT int nspa_obj_waiters(nspa_obj_t h)
+{
+    struct ns *ns = ns_get();
+    uint32_t idx;
+    int r = ns_handle_lookup(ns, h, &idx);
+    if (r) return r;
+    ns_lock(ns);
+    int n = 0;
+    for (uint32_t e = ns->objs[idx].q_head; e; e = ns->threads[(e - 1) / WAIT_SLOTS].entries[(e - 1) % WAIT_SLOTS].next)
+        n++;
+    ns_unlock(ns);
+    return n;
+}
+
 /* ---- waking ------------------------------------------------------------------- */
 
 static inline struct ns_thread *entry_thread(struct ns *ns, uint32_t e, uint32_t *slot, uint32_t *i)
