@@ -7,3 +7,5 @@ nspa_add_test(sync_wake_order SOURCES tests/sync_wake_order.c THREADED SERIAL TI
 nspa_add_test(sync_bad_input SOURCES tests/sync_bad_input.c)
 nspa_add_test(sync_scale SOURCES tests/sync_scale.c TIMEOUT 120)
 nspa_add_test(sync_named SOURCES tests/sync_named.c)
+nspa_add_test(sync_abandon SOURCES tests/sync_abandon.c THREADED)
+nspa_add_test(sync_kill_stress SOURCES tests/sync_kill_stress.c TIMEOUT 180)
