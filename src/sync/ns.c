@@ -384,9 +384,36 @@ static void recover(struct ns *ns)
     }
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Critical sections are short (a few hundred ns, plus at most the futex wakes of the
+ * waiters they grant), so a contender spins a little before it sleeps in the kernel's
+ * PI futex: sleeping there costs two context switches. The spin is bounded (~10 us). */
+#define LOCK_SPIN 256
+
 NSPA_HIDDEN void ns_lock(struct ns *ns)
 {
-    int r = pthread_mutex_lock(&ns->hdr->lock);
+    pthread_mutex_t *m = &ns->hdr->lock;
+    int r = pthread_mutex_trylock(m);
+    if (__builtin_expect(r == 0, 1))
+        return;
+    if (r == EBUSY) {
+        for (int i = 0; i < LOCK_SPIN; i++) {
+            cpu_relax();
+            if (__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 0) {
+                r = pthread_mutex_trylock(m);
+                if (r != EBUSY) break;
+            }
+        }
+        if (r == EBUSY) r = pthread_mutex_lock(m);
+    }
     if (__builtin_expect(r == 0, 1))
         return;
     if (r == EOWNERDEAD) {

@@ -871,8 +871,24 @@ struct futex_waitv_ {
 
 /* The scheduling key of the calling thread: real-time priority above every
  * SCHED_OTHER thread. Read when the thread is about to block (the path sleeps anyway). */
+struct sched_attr_ {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t util_min, util_max;
+};
+
 static uint32_t current_prio(void)
 {
+    struct sched_attr_ a;
+    memset(&a, 0, sizeof(a));
+    if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) == 0) {
+        if (a.sched_policy == SCHED_FIFO || a.sched_policy == SCHED_RR)
+            return 100 + a.sched_priority;
+        return 0;
+    }
     int pol = sched_getscheduler(0);
     if (pol == SCHED_FIFO || pol == SCHED_RR) {
         struct sched_param sp;
@@ -1024,8 +1040,10 @@ slow:;
     struct futex_waitv_ wv[WAIT_SLOTS + 1];
     int ret;
 
-    uint32_t prio = UINT32_MAX;
-again:
+    /* A wait that may block needs its scheduling priority to queue itself (a system
+     * call): learn it before taking the lock rather than inside it. A zero-time poll
+     * never queues. */
+    uint32_t prio = args->timeout ? current_prio() : 0;
     ns_lock(ns);
     for (uint32_t i = 0; i < n; i++) {
         if (ns->objs[objs[i]].type == NSPA_TYPE_NONE) {   /* closed and freed meanwhile */
@@ -1051,14 +1069,6 @@ again:
             ns_unlock(ns);
             return -ETIMEDOUT;
         }
-    }
-    if (prio == UINT32_MAX) {
-        /* about to block: learn our priority outside the lock (a system call), then
-         * look again */
-        for (uint32_t i = 0; i < n; i++) obj_unclaim_if_idle(ns, objs[i]);
-        ns_unlock(ns);
-        prio = current_prio();
-        goto again;
     }
     /* register */
     jset32(ns, &t->kind, all ? WAIT_ALL : WAIT_ANY);
