@@ -8,7 +8,7 @@
 #define THREADS 4
 static CRITICAL_SECTION cs;
 static long counter, tries;
-static int iters = 20000;
+static int iters = 100000;
 static _Atomic int bad_owner;
 
 static void *worker(void *arg)
