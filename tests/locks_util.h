@@ -96,6 +96,28 @@ static inline int lu_set_fifo(pthread_t t, int prio)
     return pthread_setschedparam(t, prio ? SCHED_FIFO : SCHED_OTHER, &sp);
 }
 
+/* Creates a thread that starts with the given policy (prio 0: SCHED_OTHER, else
+ * SCHED_FIFO prio) and, if cpu >= 0, pinned to cpu: nothing is inherited from the
+ * creator, so a SCHED_FIFO creator spinning on its CPU cannot starve the new thread. */
+static inline int lu_thread(pthread_t *t, void *(*fn)(void *), void *arg, int prio, int cpu)
+{
+    pthread_attr_t a;
+    struct sched_param sp = { .sched_priority = prio };
+    pthread_attr_init(&a);
+    pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+    pthread_attr_setschedpolicy(&a, prio ? SCHED_FIFO : SCHED_OTHER);
+    pthread_attr_setschedparam(&a, &sp);
+    if (cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        pthread_attr_setaffinity_np(&a, sizeof set, &set);
+    }
+    int r = pthread_create(t, &a, fn, arg);
+    pthread_attr_destroy(&a);
+    return r;
+}
+
 static inline void lu_pin(int cpu)
 {
     cpu_set_t set;
