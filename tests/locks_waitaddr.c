@@ -18,7 +18,7 @@ static void *waiter(void *arg)
     LONG zero = 0;
     tids[i] = lu_gettid();
     if (i == N) {
-        while (other_word == 0)
+        while (__atomic_load_n(&other_word, __ATOMIC_SEQ_CST) == 0)
             WaitOnAddress(&other_word, &zero, sizeof zero, INFINITE);
         other_woken++;
     } else {
@@ -89,7 +89,7 @@ int main(void)
         pthread_join(t[i], NULL);
     CHECK_EQ(woken, N);
     CHECK_EQ(other_woken, 0);
-    other_word = 1;
+    __atomic_store_n(&other_word, 1, __ATOMIC_SEQ_CST);
     WakeByAddressAll((PVOID)&other_word);
     pthread_join(t[N], NULL);
     CHECK_EQ(other_woken, 1);

@@ -15,6 +15,7 @@ _Static_assert(offsetof(nspa_cs_t, mode) == offsetof(RTL_CRITICAL_SECTION, LockS
 _Static_assert(offsetof(nspa_cs_t, spin_count) == offsetof(RTL_CRITICAL_SECTION, SpinCount), "cs");
 
 #define SPIN_MASK 0x00ffffffu
+#define CS_SPIN_CAP 128u
 #define KEPT_FLAGS (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_RESOURCE_TYPE)
 
 /* ---- the requeue-PI registry: id -> PI futex word, so that a condition variable
@@ -57,10 +58,15 @@ NSPA_HIDDEN int32_t *nspa_cs_registry_word(unsigned id)
 }
 
 /* ---- slow paths ---- */
-NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid)
+NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid, int spin_ok)
 {
     _Atomic int32_t *w = cs_word(cs);
-    unsigned spin = nspa_rt_self_is_rt() ? 0 : (unsigned)(cs->spin_count & SPIN_MASK);
+    unsigned spin = (!spin_ok || nspa_rt_self_is_rt()) ? 0 : (unsigned)(cs->spin_count & SPIN_MASK);
+    /* SpinCount keeps the caller's value (Windows programs read it back), but we spin at
+     * most CS_SPIN_CAP times: on an overcommitted machine a longer spin burns the time
+     * slice the owner needs (docs/locks.md) */
+    if (spin > CS_SPIN_CAP)
+        spin = CS_SPIN_CAP;
     if (cs->mode & CS_MODE_PI) {
         for (unsigned i = 0; i < spin; i++) {
             int32_t exp = atomic_load_explicit(w, memory_order_relaxed);

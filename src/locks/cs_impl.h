@@ -17,7 +17,7 @@
 #define CS_WAITED_PLAIN (-3)
 #define CS_MODE_PI      1u
 
-NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid);
+NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid, int spin_ok);
 
 static inline _Atomic int32_t *cs_word(nspa_cs_t *cs) { return (_Atomic int32_t *)&cs->lock_count; }
 
@@ -32,7 +32,7 @@ static inline void cs_set_owned(nspa_cs_t *cs, uint32_t tid)
     cs->recursion = 1;
 }
 
-static inline void cs_enter_inline(nspa_cs_t *cs)
+static inline void cs_enter_common(nspa_cs_t *cs, int spin_ok)
 {
     uint32_t tid = nspa_self_tid();
     int32_t exp;
@@ -61,8 +61,10 @@ static inline void cs_enter_inline(nspa_cs_t *cs)
             return;
         }
     }
-    nspa_cs_enter_slow(cs, tid);
+    nspa_cs_enter_slow(cs, tid, spin_ok);
 }
+
+static inline void cs_enter_inline(nspa_cs_t *cs) { cs_enter_common(cs, 1); }
 
 static inline int cs_try_enter_inline(nspa_cs_t *cs)
 {
@@ -90,11 +92,10 @@ static inline int cs_try_enter_inline(nspa_cs_t *cs)
 /* Releases the section completely (one level must remain: recursion == 1). */
 static inline void cs_release_inline(nspa_cs_t *cs)
 {
-    uint32_t tid = cs_owner_relaxed(cs);
     cs->recursion = 0;
-    __atomic_store_n(&cs->owner, (uintptr_t)0, __ATOMIC_RELAXED);
     if (cs->mode & CS_MODE_PI) {
-        int32_t exp = (int32_t)tid;
+        int32_t exp = (int32_t)cs_owner_relaxed(cs);
+        __atomic_store_n(&cs->owner, (uintptr_t)0, __ATOMIC_RELAXED);
         NSPA_TSAN_RELEASE(cs_word(cs));
         if (likely(atomic_compare_exchange_strong_explicit(cs_word(cs), &exp, 0,
                                                            memory_order_release,
@@ -102,6 +103,7 @@ static inline void cs_release_inline(nspa_cs_t *cs)
             return;
         nspa_futex(cs_word(cs), FUTEX_UNLOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
     } else {
+        __atomic_store_n(&cs->owner, (uintptr_t)0, __ATOMIC_RELAXED);
         if (unlikely(atomic_exchange_explicit(cs_word(cs), CS_FREE_PLAIN, memory_order_release)
                      == CS_WAITED_PLAIN))
             nspa_futex_wake(cs_word(cs), 1);
