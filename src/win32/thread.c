@@ -37,6 +37,7 @@ struct w32_thread {
     LPTHREAD_START_ROUTINE start;
     void *param;
     int started, suspended, exited;
+    int handed;                         /* CreateThread is done with the record */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -135,7 +136,9 @@ static void *trampoline(void *arg)
     t->tid = tid;
     t->started = 1;
     pthread_cond_broadcast(&t->cond);
-    while (t->suspended)
+    /* wait until CreateThread has registered us (our record must not be freed
+     * under it) and, with CREATE_SUSPENDED, until ResumeThread */
+    while (!t->handed || t->suspended)
         pthread_cond_wait(&t->cond, &t->lock);
     pthread_mutex_unlock(&t->lock);
     DWORD code = t->start(t->param);
@@ -191,7 +194,13 @@ NSPA_EXPORT HANDLE WINAPI CreateThread(LPSECURITY_ATTRIBUTES sa, SIZE_T stack, L
     while (!t->started)
         pthread_cond_wait(&t->cond, &t->lock);
     uint32_t id = t->tid;
+    pthread_mutex_unlock(&t->lock);
+    /* The thread cannot finish (and free t) before 'handed' is set. The registry is
+     * not touched under t->lock: the lock order is registry_lock, then t->lock. */
     registry_add(t);
+    pthread_mutex_lock(&t->lock);
+    t->handed = 1;
+    pthread_cond_broadcast(&t->cond);
     pthread_mutex_unlock(&t->lock);
     if (tid) *tid = id;
     return (HANDLE)(uintptr_t)theirs;
@@ -342,8 +351,10 @@ NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)
     t->apc_tail = a;
     nspa_obj_t ev = apc_event_locked(t);
     pthread_mutex_unlock(&t->lock);
-    pthread_mutex_unlock(&registry_lock);
+    /* set the alert while the registry still pins the thread: once it is out, the
+     * thread may close its event and the handle value be reused */
     if (ev) nspa_event_set(ev, NULL);
+    pthread_mutex_unlock(&registry_lock);
     return 1;
 }
 
