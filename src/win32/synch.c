@@ -285,7 +285,9 @@ NSPA_EXPORT HANDLE WINAPI OpenSemaphoreW(DWORD access, BOOL inherit, LPCWSTR nam
 
 NSPA_EXPORT BOOL WINAPI ReleaseSemaphore(HANDLE h, LONG count, LPLONG prev)
 {
-    if (count < 0) return fail(ERROR_INVALID_PARAMETER);
+    /* NtReleaseSemaphore rejects a count <= 0 with STATUS_INVALID_PARAMETER; only the
+     * nspa_ (ntsync) layer allows 0 */
+    if (count <= 0) return fail(ERROR_INVALID_PARAMETER);
     uint32_t c = (uint32_t)count;
     int r = nspa_sem_release(H(h), &c);
     if (r) return fail(nspa_win32_error(r));
