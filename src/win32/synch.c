@@ -423,6 +423,12 @@ NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
 NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD ms, BOOL alertable)
 {
     int r;
+    /* Windows references both objects before it signals: a bad wait handle fails the
+     * call with nothing signaled */
+    if (!is_pseudo(wait) && nspa_obj_type(H(wait)) < 0) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return WAIT_FAILED;
+    }
     switch (nspa_obj_type(H(signal))) {
     case NSPA_TYPE_EVENT: r = nspa_event_set(H(signal), NULL); break;
     case NSPA_TYPE_MUTEX: {
