@@ -67,6 +67,24 @@ static DWORD name_from_w(LPCWSTR w, char *out, size_t cap)
     return 0;
 }
 
+/* kernel32 converts an A name into a MAX_PATH buffer of UTF-16 units, and a longer
+ * name fails with ERROR_FILENAME_EXCED_RANGE; W names get the same limit above. (A
+ * names are UTF-8 here.) Without this check a long A name reached nspa_create_*,
+ * whose -EINVAL mapped to ERROR_INVALID_HANDLE. */
+static int a_name_too_long(const char *n)
+{
+    size_t units = 0;
+    for (const unsigned char *p = (const unsigned char *)n; *p; p++) {
+        if ((*p & 0xC0) != 0x80) units++;   /* a lead byte: one unit ... */
+        if (*p >= 0xF0) units++;            /* ... two for a 4-byte sequence */
+        if (units > MAX_PATH) return 1;
+    }
+    return 0;
+}
+
+#define CHECK_A_NAME(name) do { if ((name) && a_name_too_long(name)) { \
+        SetLastError(ERROR_FILENAME_EXCED_RANGE); return NULL; } } while (0)
+
 static const char *strip_local(const char *n)
 {
     return strncmp(n, "Local\\", 6) == 0 ? n + 6 : n;
@@ -95,6 +113,7 @@ static HANDLE create_event(LPCSTR name, BOOL manual, BOOL initial)
     struct nspa_event_args a = { manual ? 1 : 0, initial ? 1 : 0 };
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
+    CHECK_A_NAME(name);
     int r = nspa_create_event(&a, name ? strip_local(name) : NULL, &h);
     return created(r, h);   /* not created(f(&h), h): argument order is unspecified */
 }
@@ -131,6 +150,7 @@ static HANDLE open_named(int type, LPCSTR name)
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
+    CHECK_A_NAME(name);
     nspa_obj_t h = 0;
     int r = nspa_open(type, strip_local(name), &h);
     if (r < 0) {
@@ -175,6 +195,7 @@ static HANDLE create_mutex(LPCSTR name, BOOL owner)
 {
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
+    CHECK_A_NAME(name);
     struct nspa_mutex_args a = { 0, 0 };
     if (owner) {
         a.owner = nspa_thread_id();
@@ -239,6 +260,7 @@ static HANDLE create_sem(LPCSTR name, LONG initial, LONG max)
     }
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
+    CHECK_A_NAME(name);
     struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
     int r = nspa_create_sem(&a, name ? strip_local(name) : NULL, &h);
     return created(r, h);
