@@ -387,18 +387,24 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms
     struct nspa_wait_args a = {
         .timeout = deadline(ms), .objs = objs, .count = n, .owner = nspa_thread_id(),
     };
-    if (alertable) {
-        if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
-        a.alert = nspa__win32_apc_event();
-    }
-    int r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
-    if (r == 0 || r == -EOWNERDEAD) {
-        if (alertable && a.index == n) {
-            nspa__win32_run_apcs();
-            return WAIT_IO_COMPLETION;
+    /* Alertable: the thread's APC event is the alert. It is checked after the objects
+     * (a signaled object wins over queued APCs, as in NT, where the wait tests its
+     * objects before pending user APCs). QueueUserAPC sets it after queueing, so it
+     * is signaled while anything is queued; it can also be stale (set for APCs that
+     * an earlier wait already ran): then nothing runs and the wait goes on until its
+     * absolute deadline. */
+    if (alertable) a.alert = nspa__win32_apc_event();
+    int r;
+    for (;;) {
+        r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
+        if ((r == 0 || r == -EOWNERDEAD) && alertable && a.index == n) {
+            if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
+            continue;
         }
-        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + a.index;
+        break;
     }
+    if (r == 0 || r == -EOWNERDEAD)
+        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + a.index;
     if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
     SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE) : nspa_win32_error(r));
     if (r == -EINVAL) {

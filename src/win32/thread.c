@@ -384,15 +384,19 @@ NSPA_EXPORT DWORD WINAPI SleepEx(DWORD ms, BOOL alertable)
         Sleep(ms);
         return 0;
     }
-    if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
-    struct nspa_wait_args a = {
-        .timeout = ms == INFINITE ? NSPA_TIMEOUT_INFINITE : (ms ? nspa_time_ns() + (uint64_t)ms * 1000000ull : 0),
-        .count = 0, .owner = nspa_thread_id(), .alert = nspa__win32_apc_event(),
-    };
-    int r = nspa_wait_any(&a);
-    if (r == 0 && a.index == 0) {
-        nspa__win32_run_apcs();
-        return WAIT_IO_COMPLETION;
+    /* the APC event is signaled while APCs are queued, and may be stale (set for APCs
+     * that an earlier wait already ran): then sleep on until the deadline */
+    uint64_t deadline = ms == INFINITE ? NSPA_TIMEOUT_INFINITE : (ms ? nspa_time_ns() + (uint64_t)ms * 1000000ull : 0);
+    for (;;) {
+        struct nspa_wait_args a = {
+            .timeout = deadline, .count = 0, .owner = nspa_thread_id(), .alert = nspa__win32_apc_event(),
+        };
+        int r = nspa_wait_any(&a);
+        if (r == 0 && a.index == 0) {
+            if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
+            continue;
+        }
+        break;
     }
     if (ms == 0) sched_yield();
     return 0;
