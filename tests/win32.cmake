@@ -11,3 +11,5 @@ nspa_add_test(win32_handles SOURCES tests/win32_handles.c WIN32 THREADED TIMEOUT
 nspa_add_test(win32_named SOURCES tests/win32_named.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_thread SOURCES tests/win32_thread.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(win32_apc SOURCES tests/win32_apc.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(win32_time SOURCES tests/win32_time.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(win32_interlocked SOURCES tests/win32_interlocked.c WIN32 THREADED TIMEOUT 60)
