@@ -13,3 +13,4 @@ nspa_add_test(win32_thread SOURCES tests/win32_thread.c WIN32 THREADED TIMEOUT 6
 nspa_add_test(win32_apc SOURCES tests/win32_apc.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(win32_time SOURCES tests/win32_time.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(win32_interlocked SOURCES tests/win32_interlocked.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(win32_fork SOURCES tests/win32_fork.c WIN32 TIMEOUT 60)
