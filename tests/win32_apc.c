@@ -117,6 +117,13 @@ static void test_object_first(void)
     arr[1] = ev;
     CHECK_EQ(WaitForMultipleObjectsEx(2, arr, FALSE, 0, TRUE), WAIT_OBJECT_0 + 1);
     CHECK_EQ(nran(), 0);
+    /* wait-all too: all objects ready wins over the queued APC */
+    SetEvent(ev);
+    SetEvent(arr[0]);
+    CHECK_EQ(WaitForMultipleObjectsEx(2, arr, TRUE, 0, TRUE), WAIT_OBJECT_0);
+    CHECK_EQ(nran(), 0);
+    CHECK_EQ(WaitForSingleObject(ev, 0), WAIT_TIMEOUT);   /* both were taken */
+    CHECK_EQ(WaitForSingleObject(arr[0], 0), WAIT_TIMEOUT);
     /* still queued: the next alertable wait delivers it */
     CHECK_EQ(WaitForSingleObjectEx(ev, 1000, TRUE), WAIT_IO_COMPLETION);
     CHECK_EQ(nran(), 1);

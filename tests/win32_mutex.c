@@ -285,6 +285,45 @@ static void test_released_not_abandoned(void)
     CloseHandle(m);
 }
 
+
+/* ---- contention: mutual exclusion and hand-off under load ------------------- */
+
+#define CT 4
+#define CITERS 2000
+static LONG volatile inside, violations;
+static long plain_counter;   /* protected by the Win32 mutex alone */
+
+static DWORD WINAPI contender(LPVOID p)
+{
+    HANDLE m = p;
+    for (int i = 0; i < CITERS; i++) {
+        DWORD r = WaitForSingleObject(m, 10000);
+        if (r != WAIT_OBJECT_0) { InterlockedIncrement(&violations); continue; }
+        if (InterlockedIncrement(&inside) != 1) InterlockedIncrement(&violations);
+        plain_counter++;
+        if (i % 7 == 0) {   /* recursive acquisition inside */
+            if (WaitForSingleObject(m, 0) != WAIT_OBJECT_0 || !ReleaseMutex(m)) InterlockedIncrement(&violations);
+        }
+        InterlockedDecrement(&inside);
+        if (!ReleaseMutex(m)) InterlockedIncrement(&violations);
+    }
+    return 0;
+}
+
+static void test_contention(void)
+{
+    HANDLE m = CreateMutexA(NULL, FALSE, NULL);
+    HANDLE t[CT];
+    for (int i = 0; i < CT; i++) t[i] = CreateThread(NULL, 0, contender, m, 0, NULL);
+    CHECK_EQ(WaitForMultipleObjects(CT, t, TRUE, 60000), WAIT_OBJECT_0);
+    CHECK_EQ(violations, 0);
+    CHECK_EQ(plain_counter, (long)CT * CITERS);
+    /* nobody holds it at the end */
+    CHECK(free_for_others(m));
+    for (int i = 0; i < CT; i++) CloseHandle(t[i]);
+    CloseHandle(m);
+}
+
 int main(void)
 {
     test_create_forms();
@@ -293,5 +332,6 @@ int main(void)
     test_abandon_on_exit();
     test_abandon_wakes_waiter();
     test_released_not_abandoned();
+    test_contention();
     return nspa_test_done();
 }

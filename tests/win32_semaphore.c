@@ -194,6 +194,41 @@ static void test_release_wakes_n(void)
     CloseHandle(s);
 }
 
+
+/* A semaphore of 2 admits at most 2 threads at once, under load. */
+#define LT 4
+#define LITERS 1500
+static LONG volatile in_use, max_in_use, sem_bad;
+static DWORD WINAPI limited(LPVOID p)
+{
+    HANDLE s = p;
+    for (int i = 0; i < LITERS; i++) {
+        if (WaitForSingleObject(s, 10000) != WAIT_OBJECT_0) { InterlockedIncrement(&sem_bad); continue; }
+        LONG n = InterlockedIncrement(&in_use);
+        for (LONG m = InterlockedCompareExchange(&max_in_use, 0, 0); n > m;
+             m = InterlockedCompareExchange(&max_in_use, 0, 0))
+            if (InterlockedCompareExchange(&max_in_use, n, m) == m) break;
+        if (n > 2) InterlockedIncrement(&sem_bad);
+        if (i % 3 == 0) SwitchToThread();
+        InterlockedDecrement(&in_use);
+        if (!ReleaseSemaphore(s, 1, NULL)) InterlockedIncrement(&sem_bad);
+    }
+    return 0;
+}
+
+static void test_limiter(void)
+{
+    HANDLE s = CreateSemaphoreA(NULL, 2, 2, NULL);
+    HANDLE t[LT];
+    for (int i = 0; i < LT; i++) t[i] = CreateThread(NULL, 0, limited, s, 0, NULL);
+    CHECK_EQ(WaitForMultipleObjects(LT, t, TRUE, 60000), WAIT_OBJECT_0);
+    CHECK_EQ(sem_bad, 0);
+    CHECK(max_in_use >= 1 && max_in_use <= 2);
+    CHECK_EQ(count_of(s), 2);
+    for (int i = 0; i < LT; i++) CloseHandle(t[i]);
+    CloseHandle(s);
+}
+
 int main(void)
 {
     test_create_table();
@@ -201,5 +236,6 @@ int main(void)
     test_prev_sequence();
     test_open();
     test_release_wakes_n();
+    test_limiter();
     return nspa_test_done();
 }

@@ -5,6 +5,7 @@
  * ERROR_INVALID_HANDLE with nothing consumed; a timeout consumes nothing. */
 #include <windows.h>
 #include <pthread.h>
+#include <signal.h>
 #include "nspa_test.h"
 #include "win32_testutil.h"
 
@@ -302,6 +303,53 @@ static void test_threaded_mutex_handoff(void)
     CloseHandle(e);
 }
 
+
+/* POSIX signals delivered to a waiting thread neither end nor fail its wait: it
+ * goes on to its timeout, or to the object being signaled. */
+static volatile sig_atomic_t got_signals;
+static void on_usr1(int sig) { (void)sig; got_signals++; }
+
+struct sigw { HANDLE ev; DWORD ms; DWORD result; ULONGLONG elapsed; DWORD tid; HANDLE started; };
+static void *sig_waiter(void *p)
+{
+    struct sigw *w = p;
+    w->tid = GetCurrentThreadId();
+    SetEvent(w->started);
+    ULONGLONG t0 = GetTickCount64();
+    w->result = WaitForSingleObject(w->ev, w->ms);
+    w->elapsed = GetTickCount64() - t0;
+    return NULL;
+}
+
+static void test_signals_do_not_interrupt(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_usr1;   /* no SA_RESTART */
+    sigaction(SIGUSR1, &sa, NULL);
+    for (int setit = 0; setit < 2; setit++) {
+        struct sigw w = { CreateEventA(NULL, FALSE, FALSE, NULL), setit ? 10000 : 300, 0xdead, 0, 0,
+                          CreateEventA(NULL, TRUE, FALSE, NULL) };
+        pthread_t t;
+        pthread_create(&t, NULL, sig_waiter, &w);
+        WaitForSingleObject(w.started, 10000);
+        CHECK(w32t_wait_blocked(w.tid));
+        for (int i = 0; i < 5; i++) {
+            pthread_kill(t, SIGUSR1);
+            Sleep(10);
+        }
+        CHECK(w32t_wait_blocked(w.tid));   /* still waiting */
+        if (setit) SetEvent(w.ev);
+        pthread_join(t, NULL);
+        CHECK_EQ(w.result, setit ? WAIT_OBJECT_0 : WAIT_TIMEOUT);
+        if (!setit) CHECK(w.elapsed >= 250);   /* it was not cut short */
+        CloseHandle(w.ev);
+        CloseHandle(w.started);
+    }
+    CHECK(got_signals >= 10);
+    signal(SIGUSR1, SIG_DFL);
+}
+
 int main(void)
 {
     test_lowest_index_table();
@@ -312,5 +360,6 @@ int main(void)
     test_bad_handle_in_array();
     test_threaded_wake();
     test_threaded_mutex_handoff();
+    test_signals_do_not_interrupt();
     return nspa_test_done();
 }
