@@ -358,8 +358,27 @@ static uint64_t deadline(DWORD ms)
 }
 
 /* The pseudo handles are never signaled while the caller runs: waiting on them waits
- * for the timeout. */
+ * for the timeout. In a wait they stand for real objects: GetCurrentThread() for the
+ * calling thread's thread object, GetCurrentProcess() for a process object (an
+ * event nobody sets, made on first use), so that they also work in arrays. */
 static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
+
+static nspa_obj_t process_obj;
+
+static nspa_obj_t pseudo_obj(HANDLE h)
+{
+    if (h == GetCurrentThread()) return nspa__win32_current_thread_obj();
+    nspa_obj_t p = __atomic_load_n(&process_obj, __ATOMIC_ACQUIRE);
+    if (p) return p;
+    struct nspa_event_args a = { 1, 0 };
+    if (nspa_create_event(&a, NULL, &p) < 0) return 0;
+    nspa_obj_t expected = 0;
+    if (!__atomic_compare_exchange_n(&process_obj, &expected, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        nspa_close(p);
+        p = expected;
+    }
+    return p;
+}
 
 static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable)
 {
@@ -373,17 +392,8 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms
     }
     nspa_obj_t objs[MAXIMUM_WAIT_OBJECTS];
     DWORD n = 0;
-    for (DWORD i = 0; i < count; i++) {
-        if (is_pseudo(handles[i])) {
-            if (count == 1) {
-                objs[0] = 0;
-                break;
-            }
-            SetLastError(ERROR_INVALID_HANDLE);
-            return WAIT_FAILED;
-        }
-        objs[n++] = H(handles[i]);
-    }
+    for (DWORD i = 0; i < count; i++)
+        objs[n++] = is_pseudo(handles[i]) ? pseudo_obj(handles[i]) : H(handles[i]);
     struct nspa_wait_args a = {
         .timeout = deadline(ms), .objs = objs, .count = n, .owner = nspa_thread_id(),
     };

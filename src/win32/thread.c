@@ -267,15 +267,22 @@ NSPA_EXPORT DWORD WINAPI ResumeThread(HANDLE h)
 NSPA_EXPORT DWORD WINAPI GetCurrentThreadId(void) { return nspa_thread_id(); }
 NSPA_EXPORT DWORD WINAPI GetCurrentProcessId(void) { return (DWORD)getpid(); }
 
-NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out)
+NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void)
 {
     struct w32_thread *t = current();
     if (!t->thread_obj) {
-        int r = nspa__create_thread_obj(&t->thread_obj);
-        if (r) return r;
-        nspa__thread_obj_set_tid(t->thread_obj, t->tid);
+        nspa_obj_t h = 0;
+        if (nspa__create_thread_obj(&h)) return 0;
+        nspa__thread_obj_set_tid(h, t->tid);
+        t->thread_obj = h;
     }
-    return nspa_dup(t->thread_obj, out);
+    return t->thread_obj;
+}
+
+NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out)
+{
+    nspa_obj_t h = nspa__win32_current_thread_obj();
+    return h ? nspa_dup(h, out) : -ENOMEM;
 }
 
 /* ---- APCs ------------------------------------------------------------------------ */
