@@ -245,6 +245,45 @@ static void test_pulse_no_waiters_threaded(void)
     CloseHandle(m);
 }
 
+
+/* Equal-priority waiters are served first come, first served: three threads block
+ * one after the other on an auto event; each SetEvent wakes the earliest left. */
+struct fifo_w { HANDLE ev; DWORD tid; LONG order; };
+static LONG volatile fifo_seq;
+static DWORD WINAPI fifo_main(LPVOID p)
+{
+    struct fifo_w *w = p;
+    if (WaitForSingleObject(w->ev, 10000) == WAIT_OBJECT_0) w->order = InterlockedIncrement(&fifo_seq);
+    return 0;
+}
+
+static void test_fifo_among_equals(void)
+{
+    for (int manual_sem = 0; manual_sem < 2; manual_sem++) {
+        /* an auto event, then a semaphore released one unit at a time */
+        HANDLE obj = manual_sem ? CreateSemaphoreA(NULL, 0, 10, NULL) : CreateEventA(NULL, FALSE, FALSE, NULL);
+        struct fifo_w w[NWAITERS];
+        HANDLE t[NWAITERS];
+        fifo_seq = 0;
+        for (int i = 0; i < NWAITERS; i++) {
+            w[i].ev = obj;
+            w[i].order = 0;
+            t[i] = CreateThread(NULL, 0, fifo_main, &w[i], 0, &w[i].tid);
+            CHECK(w32t_wait_blocked(w[i].tid));   /* queued before the next one starts */
+        }
+        for (int k = 0; k < NWAITERS; k++) {
+            if (manual_sem) ReleaseSemaphore(obj, 1, NULL);
+            else SetEvent(obj);
+            /* the k-th oldest waiter, and no other, ends */
+            CHECK_EQ(WaitForSingleObject(t[k], 10000), WAIT_OBJECT_0);
+            CHECK_EQ(w[k].order, k + 1);
+            for (int j = k + 1; j < NWAITERS; j++) CHECK_EQ(WaitForSingleObject(t[j], 0), WAIT_TIMEOUT);
+        }
+        for (int i = 0; i < NWAITERS; i++) CloseHandle(t[i]);
+        CloseHandle(obj);
+    }
+}
+
 int main(void)
 {
     test_create_table();
@@ -256,5 +295,6 @@ int main(void)
     test_pulse_auto_threaded();
     test_pulse_manual_threaded();
     test_pulse_no_waiters_threaded();
+    test_fifo_among_equals();
     return nspa_test_done();
 }

@@ -350,6 +350,33 @@ static void test_signals_do_not_interrupt(void)
     signal(SIGUSR1, SIG_DFL);
 }
 
+
+/* The pseudo handles GetCurrentThread() and GetCurrentProcess() are waitable
+ * objects that are never signaled while the caller runs, alone or in an array. */
+static void test_pseudo_handles(void)
+{
+    HANDLE pseudo[2] = { GetCurrentThread(), GetCurrentProcess() };
+    for (int p = 0; p < 2; p++) {
+        CHECK_EQ(WaitForSingleObject(pseudo[p], 0), WAIT_TIMEOUT);
+        CHECK_EQ(WaitForSingleObject(pseudo[p], 30), WAIT_TIMEOUT);
+        CHECK_EQ(WaitForSingleObjectEx(pseudo[p], 0, TRUE), WAIT_TIMEOUT);
+        HANDLE e = CreateEventA(NULL, FALSE, TRUE, NULL);
+        HANDLE h[2] = { pseudo[p], e };
+        SetLastError(0);
+        CHECK_EQ(WaitForMultipleObjects(2, h, FALSE, 0), WAIT_OBJECT_0 + 1);
+        CHECK_EQ(GetLastError(), 0);
+        /* wait-all cannot complete; the event is left alone */
+        SetEvent(e);
+        CHECK_EQ(WaitForMultipleObjects(2, h, TRUE, 30), WAIT_TIMEOUT);
+        CHECK_EQ(WaitForSingleObject(e, 0), WAIT_OBJECT_0);
+        CHECK_EQ(WaitForMultipleObjects(2, h, FALSE, 30), WAIT_TIMEOUT);
+        CloseHandle(e);
+    }
+    /* both pseudo handles together: two distinct objects */
+    CHECK_EQ(WaitForMultipleObjects(2, pseudo, FALSE, 0), WAIT_TIMEOUT);
+    CHECK_EQ(WaitForMultipleObjects(2, pseudo, TRUE, 0), WAIT_TIMEOUT);
+}
+
 int main(void)
 {
     test_lowest_index_table();
@@ -361,5 +388,6 @@ int main(void)
     test_threaded_wake();
     test_threaded_mutex_handoff();
     test_signals_do_not_interrupt();
+    test_pseudo_handles();
     return nspa_test_done();
 }
