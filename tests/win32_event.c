@@ -284,6 +284,46 @@ static void test_fifo_among_equals(void)
     }
 }
 
+
+/* Pulse and wait-all: a manual pulse wakes a wait-all whose other objects are
+ * ready at that instant (it takes them), and not one whose others are not; the
+ * latter stays blocked after the pulse, with the event reset. */
+struct allw { HANDLE h[2]; DWORD tid; DWORD result; };
+static DWORD WINAPI all_main(LPVOID p)
+{
+    struct allw *w = p;
+    w->result = WaitForMultipleObjects(2, w->h, TRUE, 10000);
+    return 0;
+}
+
+static void test_pulse_wait_all(void)
+{
+    HANDLE m = CreateEventA(NULL, TRUE, FALSE, NULL);
+    HANDLE ready = CreateSemaphoreA(NULL, 1, 1, NULL), empty = CreateSemaphoreA(NULL, 0, 1, NULL);
+    struct allw a = { { m, ready }, 0, 0xdead }, b = { { m, empty }, 0, 0xdead };
+    HANDLE ta = CreateThread(NULL, 0, all_main, &a, 0, &a.tid);
+    HANDLE tb = CreateThread(NULL, 0, all_main, &b, 0, &b.tid);
+    CHECK(w32t_wait_blocked(a.tid));
+    CHECK(w32t_wait_blocked(b.tid));
+    CHECK(PulseEvent(m));
+    CHECK_EQ(WaitForSingleObject(ta, 10000), WAIT_OBJECT_0);
+    CHECK_EQ(a.result, WAIT_OBJECT_0);
+    CHECK_EQ(WaitForSingleObject(ready, 0), WAIT_TIMEOUT);   /* a took it */
+    CHECK_EQ(poll0(m), WAIT_TIMEOUT);
+    Sleep(30);
+    CHECK_EQ(WaitForSingleObject(tb, 0), WAIT_TIMEOUT);     /* b still waits */
+    CHECK(w32t_wait_blocked(b.tid));
+    ReleaseSemaphore(empty, 1, NULL);
+    CHECK(SetEvent(m));
+    CHECK_EQ(WaitForSingleObject(tb, 10000), WAIT_OBJECT_0);
+    CHECK_EQ(b.result, WAIT_OBJECT_0);
+    CloseHandle(ta);
+    CloseHandle(tb);
+    CloseHandle(m);
+    CloseHandle(ready);
+    CloseHandle(empty);
+}
+
 int main(void)
 {
     test_create_table();
@@ -296,5 +336,6 @@ int main(void)
     test_pulse_manual_threaded();
     test_pulse_no_waiters_threaded();
     test_fifo_among_equals();
+    test_pulse_wait_all();
     return nspa_test_done();
 }

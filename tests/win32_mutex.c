@@ -166,7 +166,12 @@ static DWORD WINAPI owner_win32(LPVOID p)
 
 static void *owner_pthread(void *p)
 {
-    owner_body(p);
+    struct owner_arg *a = p;
+    owner_body(a);
+    if (a->how == EXIT_THREAD) {
+        ExitThread(5);   /* ExitThread from a thread made by pthread_create */
+        a->bad = 0xdead;
+    }
     return NULL;
 }
 
@@ -190,6 +195,7 @@ static const struct { int pthread; enum how how; int depth; } abandon_cases[] = 
     { 0, RETURN, 1 }, { 0, RETURN, 3 }, { 0, EXIT_THREAD, 1 }, { 0, EXIT_THREAD, 2 },
     { 0, VIA_WAIT_MULTIPLE, 1 }, { 0, CREATED_OWNED, 0 }, { 0, CREATED_OWNED, 2 },
     { 1, RETURN, 1 }, { 1, RETURN, 4 }, { 1, VIA_WAIT_MULTIPLE, 2 }, { 1, CREATED_OWNED, 0 },
+    { 1, EXIT_THREAD, 2 },
 };
 
 /* The owner exits while nobody waits: the next wait reports the abandonment. */

@@ -349,6 +349,9 @@ static int child_main(const char *what)
     if (!strcmp(what, "hold")) {
         HANDLE m = CreateMutexA(NULL, TRUE, "nm-xproc-mx");
         if (!m || GetLastError() != ERROR_SUCCESS) return 20;
+        /* an object only this process refers to: reclaimed at its death */
+        HANDLE own = CreateEventA(NULL, TRUE, FALSE, "nm-xproc-own");
+        if (!own) return 22;
         HANDLE r = OpenEventA(EVENT_MODIFY_STATE, FALSE, "nm-xproc-ready");
         if (!r || !SetEvent(r)) return 21;
         for (;;) Sleep(1000);   /* until SIGKILL */
@@ -389,11 +392,18 @@ static void test_cross_process(void)
     HANDLE m = OpenMutexA(SYNCHRONIZE, FALSE, "nm-xproc-mx");
     CHECK(m != NULL);
     CHECK_EQ(WaitForSingleObject(m, 50), WAIT_TIMEOUT);   /* held by the child */
+    HANDLE peek = OpenEventA(SYNCHRONIZE, FALSE, "nm-xproc-own");
+    CHECK(peek != NULL);
+    CloseHandle(peek);
     kill(pid, SIGKILL);
     waitpid(pid, &st, 0);
     CHECK(WIFSIGNALED(st));
     CHECK_EQ(WaitForSingleObject(m, 10000), WAIT_ABANDONED_0);
     CHECK(ReleaseMutex(m));
+    /* the dead child's handles are released: its private named event is gone */
+    SetLastError(0);
+    CHECK(OpenEventA(SYNCHRONIZE, FALSE, "nm-xproc-own") == NULL);
+    CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
     CHECK_EQ(WaitForSingleObject(m, 0), WAIT_OBJECT_0);
     CHECK(ReleaseMutex(m));
     CloseHandle(m);
