@@ -279,6 +279,23 @@ static void test_close_while_waiting(void)
         CHECK_EQ(w.result, WAIT_TIMEOUT);
         CloseHandle(t);
     }
+    /* the closed handle's value is reused by a new object: signaling that one does
+     * not wake the waiter, which waits on the old object */
+    {
+        HANDLE e = CreateEventA(NULL, TRUE, FALSE, NULL);
+        struct cw w = { e, 300, 0xdead };
+        DWORD tid;
+        HANDLE t = CreateThread(NULL, 0, close_waiter, &w, 0, &tid);
+        CHECK(w32t_wait_blocked(tid));
+        CHECK(CloseHandle(e));
+        HANDLE reused = CreateEventA(NULL, TRUE, FALSE, NULL);
+        if (reused != e) fprintf(stderr, "note: handle value not reused (%p, %p)\n", e, reused);
+        CHECK(SetEvent(reused));
+        CHECK_EQ(WaitForSingleObject(t, 10000), WAIT_OBJECT_0);
+        CHECK_EQ(w.result, WAIT_TIMEOUT);
+        CloseHandle(t);
+        CloseHandle(reused);
+    }
     /* another handle keeps the object: signaling it after the close still wakes the
      * waiter (the wait holds the object, not the handle) */
     HANDLE e = CreateEventA(NULL, FALSE, FALSE, NULL), d = NULL;
