@@ -2,8 +2,9 @@
  * Unix program or plugin host may: the child is a process of its own — its thread
  * id is its own (its main thread's tid = its pid), its handles live in its own
  * table (not the parent's), the named objects are shared, and a mutex it owns when
- * it exits is abandoned for the parent (sync-semantics.md, "Cross-process sharing";
- * issue 2, "named objects across fork and exec"). */
+ * it exits is abandoned for the parent, and a child leaving with exit() leaves the
+ * parent's handles alone (sync-semantics.md, "Cross-process sharing"; issue 2,
+ * "named objects across fork and exec"). */
 #include <windows.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -103,6 +104,18 @@ int main(void)
     /* the parent's own handles are intact */
     CHECK_EQ(WaitForSingleObject(sem, 0), WAIT_OBJECT_0);
     CHECK_EQ(WaitForSingleObject(sem, 0), WAIT_TIMEOUT);
+
+    /* a child that calls nothing and leaves with exit() (atexit handlers run) does
+     * not touch the parent's handles */
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) exit(0);
+    st = reap(pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    SetLastError(0);
+    CHECK(ReleaseSemaphore(sem, 1, NULL));
+    CHECK_EQ(GetLastError(), 0);
+    CHECK_EQ(WaitForSingleObject(sem, 0), WAIT_OBJECT_0);
     CloseHandle(m);
     CloseHandle(ev);
     CloseHandle(sem);
