@@ -19,6 +19,7 @@
 #include "nspa/win32/windows.h"
 #include "common/export.h"
 #include "win32/win32_private.h"
+#include "sched/sched_internal.h"
 
 struct apc {
     struct apc *next;
@@ -144,6 +145,7 @@ static void *trampoline(void *arg)
     cur = t;
     pthread_setspecific(rec_key, t);
     uint32_t tid = nspa_thread_id();
+    rt_thread_start();
     nspa__thread_obj_set_tid(t->thread_obj, tid);
     pthread_mutex_lock(&t->lock);
     t->tid = tid;
