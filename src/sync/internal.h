@@ -129,7 +129,9 @@ struct ns_proc {
     uint32_t free_handle;               /* free list head (index + 1) */
     uint32_t nhandles;
     uint64_t start_time;                /* /proc/pid/stat starttime: guards pid reuse */
-    uint32_t pad[10];
+    _Atomic uint32_t reaper_poke;       /* futex: bumped when the reaper must re-arm */
+    uint32_t has_reaper;                /* a reaper thread runs in this process */
+    uint32_t pad[8];
 };
 
 struct ns_name {
@@ -209,6 +211,12 @@ NSPA_HIDDEN void pi_update_owner_of(struct ns *ns, uint32_t obj_idx);
 NSPA_HIDDEN void pi_update_thread(struct ns *ns, uint32_t slot, int depth);
 NSPA_HIDDEN uint32_t pi_own_key(struct ns *ns, struct ns_thread *t, uint32_t current_key);
 NSPA_HIDDEN void pi_forget(struct ns *ns, uint32_t slot);
+
+/* reaper.c: the per-process thread that notices the death of waiters boosting this
+ * process's threads */
+NSPA_HIDDEN void reaper_ensure(struct ns *ns);
+NSPA_HIDDEN void reaper_poke_owner(struct ns *ns, uint32_t owner_tid);
+NSPA_HIDDEN void reaper_after_fork(void);
 
 static inline struct nspa_tls *self(void)
 {

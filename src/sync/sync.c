@@ -317,6 +317,7 @@ NSPA_EXPORT int nspa_create_sem(const struct nspa_sem_args *args, const char *na
 NSPA_EXPORT int nspa_create_mutex(const struct nspa_mutex_args *args, const char *name, nspa_obj_t *out)
 {
     if (!args || !out) return -EFAULT;
+    if (name) reaper_ensure(ns_get());   /* waiters may come from other processes */
     if (!args->owner != !args->count) return -EINVAL;
     uint64_t c = args->count;
     uint32_t ext = 0;
@@ -347,6 +348,7 @@ NSPA_EXPORT int nspa_open(int type, const char *name, nspa_obj_t *out)
     size_t len;
     if (!valid_obj_name(name, &len)) return -EINVAL;
     struct ns *ns = ns_get();
+    if (type == NSPA_TYPE_MUTEX || type == NSPA_TYPE_NONE) reaper_ensure(ns);
     uint32_t hash = name_hash(name, len);
     ns_lock(ns);
     ns_sweep_dead(ns);
@@ -1091,8 +1093,13 @@ slow:;
         jset32(ns, &ns->objs[objs[i]].refs, ns->objs[objs[i]].refs + 1);
         queue_insert(ns, &ns->objs[objs[i]], entry_id(me->slot, i), prio);
     }
-    for (uint32_t i = 0; i < count; i++)
+    for (uint32_t i = 0; i < count; i++) {
         pi_update_owner_of(ns, objs[i]);   /* boost the owners of the mutexes we wait for */
+        struct ns_obj *o = &ns->objs[objs[i]];
+        uint32_t ow;
+        if (o->type == NSPA_TYPE_MUTEX && (ow = mtx_owner(atomic_load_explicit(&o->word, memory_order_relaxed))))
+            reaper_poke_owner(ns, ow);     /* its process watches us from now on */
+    }
     registered = 1;
     ns_unlock(ns);
 
