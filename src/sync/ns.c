@@ -443,6 +443,7 @@ NSPA_HIDDEN void ns_unlock(struct ns *ns)
     __atomic_store_n(&ns->hdr->journal_len, 0, __ATOMIC_RELEASE);   /* commit */
     if (ns->hdr->nwake)
         do_wakes(ns);
+    pi_apply_deferred();   /* priority lowerings, after the wakes (pi.c) */
     pthread_mutex_unlock(&ns->hdr->lock);
 }
 

@@ -75,6 +75,38 @@ static int set_attr(uint32_t tid, const struct sched_attr_pi *a)
     return r;
 }
 
+/* Lowering a thread's priority waits until the section's wakes are done: a releasing
+ * owner restored to SCHED_OTHER before it wakes the real-time waiter it just granted
+ * would be preempted by the very threads PI protects it from, with the wake still in
+ * its hands. Raises apply at once. The deferred changes are applied by ns_unlock()
+ * after the wakes, still under the lock (so a later section's boost cannot be undone
+ * by a stale restore). */
+#define PI_DEFER_MAX 16
+static __thread struct { uint32_t tid; struct sched_attr_pi a; } pi_deferred[PI_DEFER_MAX];
+static __thread int pi_ndeferred;
+
+static void set_attr_lower(uint32_t tid, const struct sched_attr_pi *a)
+{
+    for (int i = 0; i < pi_ndeferred; i++)
+        if (pi_deferred[i].tid == tid) { pi_deferred[i].a = *a; return; }
+    if (pi_ndeferred == PI_DEFER_MAX) { set_attr(tid, a); return; }
+    pi_deferred[pi_ndeferred].tid = tid;
+    pi_deferred[pi_ndeferred].a = *a;
+    pi_ndeferred++;
+}
+
+static void cancel_deferred(uint32_t tid)
+{
+    for (int i = 0; i < pi_ndeferred; i++)
+        if (pi_deferred[i].tid == tid) pi_deferred[i] = pi_deferred[--pi_ndeferred];
+}
+
+NSPA_HIDDEN void pi_apply_deferred(void)
+{
+    for (int i = 0; i < pi_ndeferred; i++) set_attr(pi_deferred[i].tid, &pi_deferred[i].a);
+    pi_ndeferred = 0;
+}
+
 /* A thread's effective key: its own, or its boost if higher. */
 NSPA_HIDDEN uint32_t pi_eff_key(const struct ns_thread *t)
 {
@@ -130,14 +162,20 @@ NSPA_HIDDEN void pi_update_thread(struct ns *ns, uint32_t slot, int depth)
     if (want && want > t->base_key) {
         if (t->boost != want) {
             struct sched_attr_pi a = { .sched_policy = SCHED_FIFO, .sched_priority = want - 100 };
-            if (set_attr(t->tid, &a) == 0) jset32(ns, &t->boost, want);
+            if (want > t->boost) {
+                cancel_deferred(t->tid);
+                if (set_attr(t->tid, &a) == 0) jset32(ns, &t->boost, want);
+            } else {
+                set_attr_lower(t->tid, &a);
+                jset32(ns, &t->boost, want);
+            }
         }
     } else if (t->boost) {
         struct sched_attr_pi a = { .sched_policy = (uint32_t)t->base_policy,
                                    .sched_priority = (uint32_t)t->base_prio,
                                    .sched_nice = t->base_nice,
                                    .sched_flags = t->base_flags };
-        set_attr(t->tid, &a);
+        set_attr_lower(t->tid, &a);
         jset32(ns, &t->boost, 0);
     }
     if (pi_eff_key(t) != old_eff)
