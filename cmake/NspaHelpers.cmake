@@ -31,7 +31,7 @@ function(nspa_add_test name)
     math(EXPR T_TIMEOUT "${T_TIMEOUT} * 4")
   endif()
   set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${labels}"
-    ENVIRONMENT "NSPA_NAMESPACE=ctest-${name};ASAN_OPTIONS=detect_leaks=1;TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+    ENVIRONMENT "NSPA_NAMESPACE=ctest-${name};ASAN_OPTIONS=detect_leaks=1;TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 die_after_fork=0;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
   if(T_SERIAL)
     set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
   endif()

@@ -28,7 +28,7 @@ static DWORD WINAPI queued_thread(LPVOID arg)
     int i = (int)(INT_PTR)arg;
     if (!SetThreadPriority(GetCurrentThread(), prios[i])) return 1;
     if (WaitForSingleObject(sem, 5000) != WAIT_OBJECT_0) return 2;
-    order[InterlockedIncrement(&norder) - 1] = i;
+    InterlockedExchange(&order[InterlockedIncrement(&norder) - 1], i);
     return 0;
 }
 
@@ -68,10 +68,10 @@ static int mode_rt(const char *policy)
     }
     for (int i = 0; i < 7; i++) {
         ReleaseSemaphore(sem, 1, NULL);
-        for (int k = 0; k < 3000 && norder <= i; k++) Sleep(1);
+        for (int k = 0; k < 3000 && InterlockedCompareExchange(&norder, 0, 0) <= i; k++) Sleep(1);
     }
     WaitForMultipleObjects(7, th, TRUE, 5000);
-    for (int i = 0; i < 7; i++) CHECK_EQ(order[i], 6 - i);
+    for (int i = 0; i < 7; i++) CHECK_EQ(InterlockedCompareExchange(&order[i], 0, 0), 6 - i);
     /* invalid values */
     SetLastError(0);
     CHECK(!SetThreadPriority(GetCurrentThread(), 3) == 0);   /* 3 is allowed in REALTIME */

@@ -130,7 +130,7 @@ struct ns_proc {
     uint32_t nhandles;
     uint64_t start_time;                /* /proc/pid/stat starttime: guards pid reuse */
     _Atomic uint32_t reaper_poke;       /* futex: bumped when the reaper must re-arm */
-    uint32_t has_reaper;                /* a reaper thread runs in this process */
+    uint32_t pad0;
     uint32_t pad[8];
 };
 

@@ -132,13 +132,14 @@ static void at_exit(void);
  * semantics); its threads register anew. Nothing is locked across fork: the lock is
  * in shared memory and the parent releases it as usual. */
 static struct ns *forked_ns;
-static int reaper_wanted;   /* the parent ran a reaper: the child starts its own */
+/* The parent's reaper thread does not come along; the child starts its own on its
+ * first named-mutex create or open, like any process (not at fork: a fork child that
+ * only execs must not spawn a thread). */
 static void atfork_child(void)
 {
     if (nspa_ns) {
         forked_ns = nspa_ns;
         nspa_ns = NULL;
-        reaper_wanted = __atomic_load_n(&forked_ns->procs[forked_ns->proc].has_reaper, __ATOMIC_RELAXED);
     }
     nspa_self = NULL;
     reaper_after_fork();
@@ -159,7 +160,6 @@ static void claim_proc_slot(struct ns *ns, uint32_t slot)
     jset32(ns, &p->handles_hwm, 0);
     jset32(ns, &p->free_handle, 0);
     jset32(ns, &p->nhandles, 0);
-    jset32(ns, &p->has_reaper, 0);
 }
 
 static uint32_t *proc_handles(struct ns *ns, uint32_t slot)
@@ -282,7 +282,6 @@ NSPA_HIDDEN struct ns *ns_attach(void)
             goto out;
         }
         __atomic_store_n(&nspa_ns, ns, __ATOMIC_RELEASE);
-        if (reaper_wanted) reaper_ensure(ns);
         goto out;
     }
     if (!ns_name[0]) {

@@ -101,7 +101,6 @@ NSPA_HIDDEN void reaper_ensure(struct ns *ns)
         pthread_t t;
         if (pthread_create(&t, &a, reaper_main, ns) == 0) {
             pthread_setname_np(t, "nspa-reaper");
-            ns->procs[ns->proc].has_reaper = 1;
             __atomic_store_n(&reaper_started, 1, __ATOMIC_RELEASE);
         }
         pthread_sigmask(SIG_SETMASK, &old, NULL);
