@@ -15,7 +15,7 @@ _Static_assert(offsetof(nspa_cs_t, mode) == offsetof(RTL_CRITICAL_SECTION, LockS
 _Static_assert(offsetof(nspa_cs_t, spin_count) == offsetof(RTL_CRITICAL_SECTION, SpinCount), "cs");
 
 #define SPIN_MASK 0x00ffffffu
-#define CS_SPIN_CAP 128u
+#define CS_SPIN_CAP 16u
 #define KEPT_FLAGS (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_RESOURCE_TYPE)
 
 /* ---- the requeue-PI registry: id -> PI futex word, so that a condition variable
