@@ -107,9 +107,12 @@ owned:
 
 static uintptr_t default_spin(void)
 {
-    static int nprocs;
-    if (!nprocs)
+    static _Atomic int nprocs_cache;
+    int nprocs = atomic_load_explicit(&nprocs_cache, memory_order_relaxed);
+    if (!nprocs) {
         nprocs = get_nprocs();
+        atomic_store_explicit(&nprocs_cache, nprocs, memory_order_relaxed);
+    }
     return nprocs > 1 ? (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_DEFAULT_SPIN) : 0;
 }
 
