@@ -14,3 +14,4 @@ nspa_add_test(locks_inversion_cs SOURCES tests/locks_inversion_cs.c WIN32 SERIAL
 nspa_add_test(locks_inversion_cond SOURCES tests/locks_inversion_cond.c WIN32 SERIAL TIMEOUT 60)
 nspa_add_test(locks_cond_pi_order SOURCES tests/locks_cond_pi_order.c WIN32 SERIAL TIMEOUT 60)
 nspa_add_test(locks_inversion_chain SOURCES tests/locks_inversion_chain.c WIN32 SERIAL TIMEOUT 60)
+nspa_add_test(locks_srw_rt_spin SOURCES tests/locks_srw_rt_spin.c WIN32 THREADED)
