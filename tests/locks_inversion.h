@@ -27,7 +27,11 @@ static _Atomic pid_t inv_h_tid;
 static _Atomic uint64_t inv_t0, inv_t1, inv_m_deadline;
 static long inv_iters;
 static int inv_ncpu;
-static int inv_kind; /* 0 cs, 1 cond */
+static int inv_kind; /* 0 cs, 1 cond, 2 chain */
+#define CHAIN 4
+static CRITICAL_SECTION inv_chain[CHAIN + 1];  /* [1..CHAIN]; H waits on [1] */
+static _Atomic pid_t inv_chain_tid[CHAIN + 1];
+static _Atomic int inv_chain_in[CHAIN + 1];
 
 static void inv_work(long n)
 {
@@ -51,6 +55,31 @@ static void *inv_medium(void *arg)
     return NULL;
 }
 
+/* chain link i (1..CHAIN-1): own section i, then block on section i+1 */
+static void *inv_link(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    inv_chain_tid[i] = lu_gettid();
+    EnterCriticalSection(&inv_chain[i]);
+    inv_chain_in[i] = 1;
+    EnterCriticalSection(&inv_chain[i + 1]);
+    LeaveCriticalSection(&inv_chain[i + 1]);
+    LeaveCriticalSection(&inv_chain[i]);
+    return NULL;
+}
+
+/* chain tail: owns section CHAIN and works */
+static void *inv_tail(void *arg)
+{
+    EnterCriticalSection(&inv_chain[CHAIN]);
+    inv_holding = 1;
+    while (inv_flag == 0)  /* wait until the links are in place */
+        lu_sleep_ms(1);
+    inv_work(inv_iters);
+    LeaveCriticalSection(&inv_chain[CHAIN]);
+    return arg;
+}
+
 static void *inv_low(void *arg)
 {
     EnterCriticalSection(&inv_cs);
@@ -68,6 +97,13 @@ static void *inv_low(void *arg)
 static void *inv_high(void *arg)
 {
     inv_h_tid = lu_gettid();
+    if (inv_kind == 2) {
+        inv_t0 = lu_now_ns();
+        EnterCriticalSection(&inv_chain[1]);
+        inv_t1 = lu_now_ns();
+        LeaveCriticalSection(&inv_chain[1]);
+        return arg;
+    }
     if (inv_kind == 1) {
         EnterCriticalSection(&inv_cs);
         while (!inv_flag)
@@ -119,13 +155,30 @@ static int inv_run(int pi)
             return 0;
         lu_sleep_ms(10);
     }
-    lu_thread(&l, inv_low, NULL, 0, 0);
-    while (!inv_holding)
-        lu_sleep_ms(1);
+    pthread_t links[CHAIN + 1];
+    if (inv_kind == 2) {
+        for (int i = 1; i <= CHAIN; i++)
+            InitializeCriticalSection(&inv_chain[i]);
+        lu_thread(&l, inv_tail, NULL, 0, 0);
+        while (!inv_holding)
+            lu_sleep_ms(1);
+        for (int i = CHAIN - 1; i >= 1; i--) {
+            inv_chain_tid[i] = 0;
+            inv_chain_in[i] = 0;
+            lu_thread(&links[i], inv_link, (void *)(intptr_t)i, 0, 0);
+            while (!inv_chain_in[i] || !lu_thread_sleeping(inv_chain_tid[i]))
+                lu_sleep_ms(1);
+        }
+        inv_flag = 1;   /* the tail starts its work now */
+    } else {
+        lu_thread(&l, inv_low, NULL, 0, 0);
+        while (!inv_holding)
+            lu_sleep_ms(1);
+    }
     inv_m_deadline = lu_now_ns() + BOUND_MS * 1000000ull;
     for (int i = 0; i < inv_ncpu; i++)
         lu_thread(&m[i], inv_medium, NULL, 50, i);
-    if (inv_kind == 0)
+    if (inv_kind != 1)
         lu_thread(&h, inv_high, NULL, 80, hcpu);
     pthread_join(h, NULL);
     uint64_t wait = inv_t1 - inv_t0;
@@ -134,6 +187,12 @@ static int inv_run(int pi)
     for (int i = 0; i < inv_ncpu; i++)
         pthread_join(m[i], NULL);
     pthread_join(l, NULL);
+    if (inv_kind == 2) {
+        for (int i = 1; i < CHAIN; i++)
+            pthread_join(links[i], NULL);
+        for (int i = 1; i <= CHAIN; i++)
+            DeleteCriticalSection(&inv_chain[i]);
+    }
     inv_stop_m = 0;
     DeleteCriticalSection(&inv_cs);
     lu_set_fifo(pthread_self(), 0);
@@ -142,12 +201,12 @@ static int inv_run(int pi)
     if (pi) {
         ok = wait <= 3 * w;
         printf("RESULT %s pi=on work=%.1fms wait=%.1fms ratio=%.2f (need <= 3) %s\n",
-               inv_kind ? "cond" : "cs", w / 1e6, wait / 1e6, (double)wait / w, ok ? "ok" : "FAIL");
+               inv_kind == 2 ? "cs-chain4" : inv_kind ? "cond" : "cs", w / 1e6, wait / 1e6, (double)wait / w, ok ? "ok" : "FAIL");
     } else {
         uint64_t need = 10 * w < left * 9 / 10 ? 10 * w : left * 9 / 10;
         ok = wait >= need;
         printf("RESULT %s pi=off work=%.1fms wait=%.1fms ratio=%.2f (need >= %.1fms) %s\n",
-               inv_kind ? "cond" : "cs", w / 1e6, wait / 1e6, (double)wait / w, need / 1e6,
+               inv_kind == 2 ? "cs-chain4" : inv_kind ? "cond" : "cs", w / 1e6, wait / 1e6, (double)wait / w, need / 1e6,
                ok ? "ok" : "FAIL");
     }
     fflush(stdout);

@@ -15,7 +15,7 @@ _Static_assert(offsetof(nspa_cs_t, mode) == offsetof(RTL_CRITICAL_SECTION, LockS
 _Static_assert(offsetof(nspa_cs_t, spin_count) == offsetof(RTL_CRITICAL_SECTION, SpinCount), "cs");
 
 #define SPIN_MASK 0x00ffffffu
-#define CS_SPIN_CAP 128u
+#define CS_SPIN_CAP 16u
 #define KEPT_FLAGS (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_RESOURCE_TYPE)
 
 /* ---- the requeue-PI registry: id -> PI futex word, so that a condition variable
@@ -107,9 +107,12 @@ owned:
 
 static uintptr_t default_spin(void)
 {
-    static int nprocs;
-    if (!nprocs)
+    static _Atomic int nprocs_cache;
+    int nprocs = atomic_load_explicit(&nprocs_cache, memory_order_relaxed);
+    if (!nprocs) {
         nprocs = get_nprocs();
+        atomic_store_explicit(&nprocs_cache, nprocs, memory_order_relaxed);
+    }
     return nprocs > 1 ? (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_DEFAULT_SPIN) : 0;
 }
 

@@ -16,8 +16,10 @@ extern "C" {
 
 /* ---- CRITICAL_SECTION (the Windows x64 layout, 40 bytes) ----
  * OwningThread holds the owner's thread id (the Linux tid, which is NSPA's thread id)
- * and RecursionCount the recursion depth, for debuggers. LockCount is NSPA's futex word
- * (0 = free), not the Windows -1-based counter. */
+ * and RecursionCount the recursion depth, for debuggers; DebugInfo is (PVOID)-1 and
+ * SpinCount follows Windows 7+. LockCount is NSPA's futex word: outside RT mode -1 free,
+ * -2 held, -3 held with sleepers; in RT mode (PI) 0 free, else the owner's tid with the
+ * kernel's FUTEX_WAITERS bit. See docs/locks.md. */
 typedef struct _RTL_CRITICAL_SECTION_DEBUG *PRTL_CRITICAL_SECTION_DEBUG;
 
 typedef struct _RTL_CRITICAL_SECTION {
