@@ -22,15 +22,15 @@ for round in 1 2 3; do
     awk '/^RESULT inversion=/ {
       split($2, k, "="); split($3, p, "="); split($4, w, "="); split($5, t, "=");
       printf "RESULT bench=inversion_%s impl=pi_%s unit=ms value=%s better=lower\n", k[2], p[2], t[2];
-      printf "RESULT bench=inversion_%s impl=holder_work unit=ms value=%s better=lower\n", k[2], w[2];
+      printf "RESULT bench=inversion_%s impl=work_pi_%s unit=ms value=%s better=lower\n", k[2], p[2], w[2];
     }' >> "$samples" || true
 done
 rm -f /dev/shm/nspa-$(id -u)-bench-rt-$$
 python3 "$root/tools/benchfmt.py" --module rt --json "$out/rt.json" --md "$out/rt.md" "$samples" \
   --ratio pi_handoff_ns:pi_on:pi_off --ratio pi_handoff_ops:pi_on:pi_off \
-  --ratio inversion_single:pi_on:holder_work --ratio inversion_single:pi_off:holder_work \
-  --ratio inversion_any:pi_on:holder_work --ratio inversion_any:pi_off:holder_work \
-  --ratio inversion_all:pi_on:holder_work --ratio inversion_all:pi_off:holder_work \
-  --ratio inversion_chain12:pi_on:holder_work --ratio inversion_chain12:pi_off:holder_work \
+  --ratio inversion_single:pi_on:work_pi_on --ratio inversion_single:pi_off:work_pi_off \
+  --ratio inversion_any:pi_on:work_pi_on --ratio inversion_any:pi_off:work_pi_off \
+  --ratio inversion_all:pi_on:work_pi_on --ratio inversion_all:pi_off:work_pi_off \
+  --ratio inversion_chain12:pi_on:work_pi_on --ratio inversion_chain12:pi_off:work_pi_off \
   --note "pi_on/pi_off: two SCHED_FIFO threads (20, 30) hand one NT mutex back and forth; PI boosts the owner on every contended acquisition." \
-  --note "inversion: a SCHED_OTHER holder works W (holder_work), SCHED_FIFO 50 busy threads on every CPU for 1.5 s, a SCHED_FIFO 80 waiter; its wait with PI (pi_on) and with NSPA_PI=0 (pi_off)."
+  --note "inversion: a SCHED_OTHER holder works W (holder_work), SCHED_FIFO 50 busy threads on every CPU for 1.5 s, a SCHED_FIFO 80 waiter; its wait with PI (pi_on) and with NSPA_PI=0 (pi_off), each against the holder's work W measured in the same run (work_pi_on, work_pi_off)."
