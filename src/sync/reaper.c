@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -93,15 +94,19 @@ NSPA_HIDDEN void reaper_ensure(struct ns *ns)
         pthread_attr_t a;
         pthread_attr_init(&a);
         pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&a, 64 * 1024);
+        pthread_attr_setstacksize(&a, 512 * 1024);   /* sanitizer runtimes need more than a few pages */
         /* the reaper must not take signals meant for the program's threads */
         sigset_t all, old;
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         pthread_t t;
-        if (pthread_create(&t, &a, reaper_main, ns) == 0) {
+        int r = pthread_create(&t, &a, reaper_main, ns);
+        if (r == 0) {
             pthread_setname_np(t, "nspa-reaper");
             __atomic_store_n(&reaper_started, 1, __ATOMIC_RELEASE);
+        } else {
+            fprintf(stderr, "nspa: cannot start the reaper thread (%s): a boost by a waiter "
+                    "killed in another process lasts until the next update\n", strerror(r));
         }
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         pthread_attr_destroy(&a);
