@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# nspa-bench sync: NT sync objects, NSPA against the limits and the peers, interleaved.
+# Usage: bench/sync/run.sh <builddir> <outdir>      (tools/bench.sh calls it; `make bench`)
+#
+# Implementations, all in one run, round after round (ROUNDS, default 5):
+#   nspa    bench/sync/sync_bench.c built natively against NSPA's <windows.h>
+#           (<builddir>/bench/nspa_sync_bench, a CMake target once the Win32 sync layer exists)
+#   wine    the same source built with x86_64-w64-mingw32-gcc, run by stock Wine 8
+#           (/usr/lib/wine/wine64, WINEDEBUG=-all, a throw-away WINEPREFIX under <outdir>)
+#   winpr   the same source built against FreeRDP's WinPR 2 headers (-DNSPA_BENCH_WINPR)
+#   futex, pthread_pi, pthread, pthread_pair, atomic_cas
+#           the limits, bench/sync/limits.c (<builddir>/bench/nspa_sync_limits)
+# Every run is bounded in time: the timed benches run for a fixed wall time (1 s, zigzag
+# 2 s) and report per-operation figures; the fixed-count "contended_wait" gets a count
+# per implementation (Wine's server round trips are ~100x slower) and is scaled to 10M.
+# Then strace -f -c counts the system calls of N uncontended SetEvent + WaitForSingleObject(0)
+# + ResetEvent triples (minus a 0-triple run of the same binary) for nspa, winpr and wine.
+# Output: <outdir>/sync.json, <outdir>/sync.md (tools/benchfmt.py), <outdir>/sync-samples.txt,
+# <outdir>/sync-run.log.
+# Knobs (environment): ROUNDS=5  MS=1000 (timed runs)  ZIGZAG_MS=2000  BENCH_SYNC_IMPLS="nspa wine winpr limits"
+set -uo pipefail
+build=$(cd "${1:?usage: run.sh <builddir> <outdir>}" && pwd)
+mkdir -p "${2:?usage: run.sh <builddir> <outdir>}"
+out=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+ROUNDS=${ROUNDS:-5}
+MS=${MS:-1000}
+ZIGZAG_MS=${ZIGZAG_MS:-2000}
+IMPLS=${BENCH_SYNC_IMPLS:-nspa wine winpr limits}
+# contended_wait counts per implementation: each run ~0.3-1.5 s on the reference VM
+CW_NATIVE=${CW_NATIVE:-1000000}
+CW_WINE=${CW_WINE:-20000}
+# triples under strace -c
+SC_NATIVE=${SC_NATIVE:-100000}
+SC_WINE=${SC_WINE:-5000}
+RUN_TIMEOUT=${RUN_TIMEOUT:-60}
+
+work=$out/sync-work
+samples=$out/sync-samples.txt
+log=$out/sync-run.log
+rm -rf "$work"
+mkdir -p "$work"
+: >"$samples"
+: >"$log"
+t_start=$(date +%s)
+say() { echo "sync: $*" | tee -a "$log"; }
+
+# ---- peers -------------------------------------------------------------------------
+"$root/tools/deps.sh" bench wine64 gcc-mingw-w64-x86-64 libwinpr2-dev pkg-config strace gcc \
+  >>"$log" 2>&1 || say "warning: tools/deps.sh failed (see $log); running what is installed"
+
+have() { [[ " $IMPLS " == *" $1 "* ]]; }
+src=$here/sync_bench.c
+
+NSPA_BIN=$build/bench/nspa_sync_bench
+if have nspa && [ ! -x "$NSPA_BIN" ]; then
+  say "SKIP nspa: $NSPA_BIN not built (NSPA's Win32 sync layer, include/nspa/win32/synchapi.h, is not in this tree yet)"
+  NSPA_BIN=
+fi
+have nspa || NSPA_BIN=
+
+LIMITS_BIN=$build/bench/nspa_sync_limits
+if have limits && [ ! -x "$LIMITS_BIN" ]; then
+  LIMITS_BIN=$work/nspa_sync_limits
+  gcc -O2 -o "$LIMITS_BIN" "$here/limits.c" -pthread >>"$log" 2>&1 ||
+    { say "SKIP limits: build failed"; LIMITS_BIN=; }
+fi
+have limits || LIMITS_BIN=
+
+WINE=/usr/lib/wine/wine64
+WINESERVER=/usr/lib/wine/wineserver
+EXE=$work/sync_bench.exe
+if have wine; then
+  if x86_64-w64-mingw32-gcc -O2 -Wall -o "$EXE" "$src" >>"$log" 2>&1 && [ -x "$WINE" ]; then
+    export WINEPREFIX=$out/sync-wineprefix WINEDEBUG=-all WINEARCH=win64 WINEDLLOVERRIDES="mscoree,mshtml="
+    unset DISPLAY WAYLAND_DISPLAY
+    rm -rf "$WINEPREFIX"
+    say "wine: $("$WINE" --version 2>/dev/null), preparing a throw-away prefix ($WINEPREFIX)"
+    timeout 300 "$WINE" wineboot -i >>"$log" 2>&1 || say "warning: wineboot -i returned $?"
+    # keep one wineserver up for the whole run: process start-up stays cheap and the
+    # strace of a client counts the client only
+    "$WINESERVER" -k >/dev/null 2>&1
+    "$WINESERVER" -w >/dev/null 2>&1
+    "$WINESERVER" -p >>"$log" 2>&1
+    cleanup_wine() { "$WINESERVER" -k >/dev/null 2>&1; "$WINESERVER" -w >/dev/null 2>&1; rm -rf "$WINEPREFIX"; }
+    trap cleanup_wine EXIT
+  else
+    say "SKIP wine: mingw-w64 build or $WINE missing"; EXE=
+  fi
+else
+  EXE=
+fi
+
+WINPR_BIN=$work/sync_bench_winpr
+if have winpr; then
+  # shellcheck disable=SC2046
+  gcc -O2 -Wall -DNSPA_BENCH_WINPR $(pkg-config --cflags winpr2) -o "$WINPR_BIN" "$src" \
+      $(pkg-config --libs winpr2) -pthread >>"$log" 2>&1 || { say "SKIP winpr: build failed"; WINPR_BIN=; }
+else
+  WINPR_BIN=
+fi
+
+# ---- one run -----------------------------------------------------------------------
+# run <label> <cmd...>: bounded in time; RESULT lines go to the samples file, everything
+# to the log (WinPR's logger writes to stdout too, so only RESULT lines are kept).
+run() {
+  local label=$1; shift
+  local o t0=$SECONDS
+  o=$(timeout "$RUN_TIMEOUT" "$@" 2>>"$log" | tr -d '\r')
+  local rc=$?
+  echo "$o" >>"$log"
+  echo "# $label: $((SECONDS - t0)) s" >>"$log"
+  if [ $rc -ne 0 ] || ! grep -q '^RESULT ' <<<"$o"; then
+    say "FAILED ($label, exit $rc): $*"
+    return 0
+  fi
+  grep '^RESULT ' <<<"$o" >>"$samples"
+}
+
+win32() {  # win32 <bench> <arg-for-native> [arg-for-wine]
+  local b=$1 a=$2 aw=${3:-$2}
+  [ -n "$NSPA_BIN" ] && run "nspa $b" "$NSPA_BIN" "$b" nspa "$a"
+  [ -n "$EXE" ] && run "wine $b" "$WINE" "$EXE" "$b" wine "$aw"
+  [ -n "$WINPR_BIN" ] && run "winpr $b" "$WINPR_BIN" "$b" winpr "$a"
+  return 0
+}
+limits() { [ -n "$LIMITS_BIN" ] && run "limits $1" "$LIMITS_BIN" "$@"; return 0; }
+
+for r in $(seq 1 "$ROUNDS"); do
+  say "round $r/$ROUNDS ($(( $(date +%s) - t_start )) s elapsed)"
+  win32 pingpong "$MS";            limits pingpong "$MS"
+  win32 zigzag "$ZIGZAG_MS";       limits zigzag "$ZIGZAG_MS"
+  win32 mutex "$MS";               limits mutex "$MS"
+  win32 contended_wait "$CW_NATIVE" "$CW_WINE"; limits contended_wait "$CW_NATIVE"
+  win32 waitall "$MS"
+  win32 triple "$MS";              limits triple $((MS / 2))
+done
+
+# ---- system calls of the uncontended triple ----------------------------------------
+count_calls() {  # count_calls <file> -> total calls strace -c saw
+  awk '$NF == "total" { print $4 }' "$1"
+}
+syscalls() {  # syscalls <impl> <n> <cmd...>: (calls(n triples) - calls(0 triples)) / n
+  local impl=$1 n=$2; shift 2
+  local f0=$work/strace-$impl-0.txt fn=$work/strace-$impl-n.txt
+  if timeout 120 strace -f -c -o "$f0" "$@" triple_n "$impl" 0 >>"$log" 2>&1 &&
+     timeout 120 strace -f -c -o "$fn" "$@" triple_n "$impl" "$n" >>"$log" 2>&1; then
+    local c0 cn
+    c0=$(count_calls "$f0"); cn=$(count_calls "$fn")
+    if [ -n "$c0" ] && [ -n "$cn" ]; then
+      local v
+      v=$(python3 -c "print(max(0.0, ($cn - $c0) / $n))")
+      echo "RESULT bench=triple_syscalls impl=$impl unit=syscalls_per_triple value=$v better=lower calls_n=$cn calls_0=$c0 n=$n" |
+        tee -a "$log" >>"$samples"
+      return 0
+    fi
+  fi
+  say "FAILED (syscall count for $impl; see $work/strace-$impl-*.txt)"
+}
+say "counting system calls ($(( $(date +%s) - t_start )) s elapsed)"
+if command -v strace >/dev/null; then
+  [ -n "$NSPA_BIN" ] && syscalls nspa "$SC_NATIVE" "$NSPA_BIN"
+  [ -n "$WINPR_BIN" ] && syscalls winpr "$SC_NATIVE" "$WINPR_BIN"
+  [ -n "$EXE" ] && syscalls wine "$SC_WINE" "$WINE" "$EXE"
+else
+  say "SKIP syscall count: strace missing"
+fi
+
+# ---- report ------------------------------------------------------------------------
+ratios=(
+  pingpong:nspa:futex zigzag:nspa:futex triple:nspa:pthread_pair mutex:nspa:pthread_pi
+  contended_wait:nspa:pthread_pi
+)
+for b in pingpong zigzag mutex contended_wait waitall triple triple_syscalls; do
+  ratios+=("$b:nspa:wine")
+done
+for b in pingpong zigzag mutex contended_wait waitall triple; do
+  ratios+=("$b:nspa:winpr")
+done
+args=()
+for x in "${ratios[@]}"; do args+=(--ratio "$x"); done
+notes=(
+  "Method: $ROUNDS interleaved rounds; in each, every implementation of every bench runs once (nspa, wine, winpr, then the limits). Timed benches run ${MS} ms (zigzag ${ZIGZAG_MS} ms) each and report per-operation figures. Same Win32 source (bench/sync/sync_bench.c) for nspa, wine (mingw-w64 .exe under stock Wine 8, wineserver sync) and winpr."
+  "Must-show targets (issue 2): pingpong nspa/futex <= 1.3; zigzag nspa/futex >= 0.8; triple nspa/pthread_pair <= 4 (pthread_pair = one uncontended pthread_mutex_lock+unlock pair) and triple_syscalls nspa = 0; mutex nspa/pthread_pi >= 0.3; every nspa/wine ratio 10x better (<= 0.1 for time, >= 10 for throughput)."
+  "contended_wait is msync's 'contended wait' (10M acquisitions, 2 threads) run with fewer acquisitions and scaled to 10M: ${CW_NATIVE} for native implementations, ${CW_WINE} under Wine (its ~40-100 us server round trips would need minutes for 10M)."
+  "waitall: one round = a releaser thread posts 4 semaphores (max count 1), the main thread's WaitForMultipleObjects(bWaitAll=TRUE) takes them and acks with an auto-reset event; us per round."
+  "winpr: WinPR 2.x has no auto-reset events (it logs 'auto-reset events not yet implemented' and returns a manual-reset one), so its build resets by hand after each wait of the strictly alternating hand-offs; its semaphores also ignore the maximum count. Its contended mutex is a plain pthread mutex."
+  "triple_syscalls: strace -f -c total calls of N triples minus the same binary doing 0 triples, divided by N (N=${SC_NATIVE} native, ${SC_WINE} under Wine with one persistent wineserver, so Wine's figure counts the client only)."
+)
+nargs=()
+for x in "${notes[@]}"; do nargs+=(--note "$x"); done
+say "done measuring after $(( $(date +%s) - t_start )) s"
+if ! grep -q '^RESULT ' "$samples"; then
+  say "no samples collected"; exit 1
+fi
+python3 "$root/tools/benchfmt.py" --module sync --json "$out/sync.json" --md "$out/sync.md" \
+  "$samples" "${args[@]}" "${nargs[@]}"
