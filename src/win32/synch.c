@@ -1,0 +1,441 @@
+/*
+ * Win32 sync objects and waits over the nspa_ API (include/nspa/sync.h).
+ *
+ * HANDLE values are nspa handles (multiples of 4), so the mapping costs nothing.
+ * Errors map as kernel32 maps NTSTATUS: a bad or closed handle and a handle of the
+ * wrong type are ERROR_INVALID_HANDLE; see docs/sync.md for the whole table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "nspa/sync.h"
+#include "nspa/win32/windows.h"
+#include "common/export.h"
+#include "win32/win32_private.h"
+
+DWORD nspa_win32_error(int err)
+{
+    switch (err) {
+    case 0: return ERROR_SUCCESS;
+    case -EBADF: return ERROR_INVALID_HANDLE;
+    case -EINVAL: return ERROR_INVALID_HANDLE;   /* wrong object type */
+    case -EEXIST: return ERROR_INVALID_HANDLE;   /* name taken by another type */
+    case -EOVERFLOW: return ERROR_TOO_MANY_POSTS;
+    case -EPERM: return ERROR_NOT_OWNER;
+    case -ENOMEM: return ERROR_NOT_ENOUGH_MEMORY;
+    case -ENOENT: return ERROR_FILE_NOT_FOUND;
+    case -EFAULT: return ERROR_NOACCESS;
+    case -ETIMEDOUT: return ERROR_TIMEOUT;
+    default: return ERROR_INVALID_PARAMETER;
+    }
+}
+
+static inline nspa_obj_t H(HANDLE h) { return (nspa_obj_t)(uintptr_t)h; }
+
+static inline BOOL fail(DWORD err)
+{
+    SetLastError(err);
+    return FALSE;
+}
+
+/* Object names: UTF-16 names become UTF-8 (unpaired surrogates as U+FFFD); "Local\"
+ * names the same (session) namespace as no prefix. Returns 0 or an error. */
+static DWORD name_from_w(LPCWSTR w, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; w[i]; i++) {
+        uint32_t c = w[i];
+        if (c >= 0xD800 && c <= 0xDBFF && w[i + 1] >= 0xDC00 && w[i + 1] <= 0xDFFF) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (w[i + 1] - 0xDC00);
+            i++;
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+            c = 0xFFFD;
+        }
+        if (i >= MAX_PATH || o + 4 >= cap) return ERROR_FILENAME_EXCED_RANGE;
+        if (c < 0x80) out[o++] = (char)c;
+        else if (c < 0x800) { out[o++] = (char)(0xC0 | (c >> 6)); out[o++] = (char)(0x80 | (c & 0x3F)); }
+        else if (c < 0x10000) {
+            out[o++] = (char)(0xE0 | (c >> 12)); out[o++] = (char)(0x80 | ((c >> 6) & 0x3F));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        } else {
+            out[o++] = (char)(0xF0 | (c >> 18)); out[o++] = (char)(0x80 | ((c >> 12) & 0x3F));
+            out[o++] = (char)(0x80 | ((c >> 6) & 0x3F)); out[o++] = (char)(0x80 | (c & 0x3F));
+        }
+    }
+    out[o] = 0;
+    return 0;
+}
+
+static const char *strip_local(const char *n)
+{
+    return strncmp(n, "Local\\", 6) == 0 ? n + 6 : n;
+}
+
+/* Common tail of the Create* calls: map the result, set the last error. */
+static HANDLE created(int r, nspa_obj_t h)
+{
+    if (r < 0) {
+        SetLastError(nspa_win32_error(r));
+        return NULL;
+    }
+    SetLastError(r == NSPA_EXISTED ? ERROR_ALREADY_EXISTS : ERROR_SUCCESS);
+    return (HANDLE)(uintptr_t)h;
+}
+
+#define NAME_W(namew, buf) \
+    char buf[NSPA_MAX_NAME + 8]; const char *buf##_p = NULL; \
+    if (namew) { DWORD e_ = name_from_w(namew, buf, sizeof(buf)); \
+        if (e_) { SetLastError(e_); return NULL; } buf##_p = buf; }
+
+/* ---- events ----------------------------------------------------------------------- */
+
+static HANDLE create_event(LPCSTR name, BOOL manual, BOOL initial)
+{
+    struct nspa_event_args a = { manual ? 1 : 0, initial ? 1 : 0 };
+    nspa_obj_t h = 0;
+    if (name && !*name) name = NULL;
+    return created(nspa_create_event(&a, name ? strip_local(name) : NULL, &h), h);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateEventA(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCSTR name)
+{
+    return create_event(name, manual, initial);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateEventW(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCWSTR name)
+{
+    NAME_W(name, n);
+    return create_event(n_p, manual, initial);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateEventExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
+{
+    if (flags & ~(CREATE_EVENT_MANUAL_RESET | CREATE_EVENT_INITIAL_SET)) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return NULL;
+    }
+    return create_event(name, !!(flags & CREATE_EVENT_MANUAL_RESET), !!(flags & CREATE_EVENT_INITIAL_SET));
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateEventExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
+{
+    NAME_W(name, n);
+    return CreateEventExA(sa, n_p, flags, access);
+}
+
+static HANDLE open_named(int type, LPCSTR name)
+{
+    if (!name) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return NULL;
+    }
+    nspa_obj_t h = 0;
+    int r = nspa_open(type, strip_local(name), &h);
+    if (r < 0) {
+        SetLastError(r == -EINVAL ? ERROR_INVALID_NAME : nspa_win32_error(r));
+        return NULL;
+    }
+    return (HANDLE)(uintptr_t)h;
+}
+
+NSPA_EXPORT HANDLE WINAPI OpenEventA(DWORD access, BOOL inherit, LPCSTR name)
+{
+    return open_named(NSPA_TYPE_EVENT, name);
+}
+
+NSPA_EXPORT HANDLE WINAPI OpenEventW(DWORD access, BOOL inherit, LPCWSTR name)
+{
+    NAME_W(name, n);
+    return open_named(NSPA_TYPE_EVENT, n_p);
+}
+
+NSPA_EXPORT BOOL WINAPI SetEvent(HANDLE h)
+{
+    int r = nspa_event_set(H(h), NULL);
+    return r ? fail(nspa_win32_error(r)) : TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI ResetEvent(HANDLE h)
+{
+    int r = nspa_event_reset(H(h), NULL);
+    return r ? fail(nspa_win32_error(r)) : TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI PulseEvent(HANDLE h)
+{
+    int r = nspa_event_pulse(H(h), NULL);
+    return r ? fail(nspa_win32_error(r)) : TRUE;
+}
+
+/* ---- mutexes ---------------------------------------------------------------------- */
+
+static HANDLE create_mutex(LPCSTR name, BOOL owner)
+{
+    nspa_obj_t h = 0;
+    if (name && !*name) name = NULL;
+    struct nspa_mutex_args a = { 0, 0 };
+    if (owner) {
+        a.owner = nspa_thread_id();
+        a.count = 1;
+    }
+    int r = nspa_create_mutex(&a, name ? strip_local(name) : NULL, &h);
+    /* an existing named mutex is opened, not acquired (as on Windows) */
+    return created(r, h);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateMutexA(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCSTR name)
+{
+    return create_mutex(name, owner);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateMutexW(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCWSTR name)
+{
+    NAME_W(name, n);
+    return create_mutex(n_p, owner);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateMutexExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
+{
+    if (flags & ~CREATE_MUTEX_INITIAL_OWNER) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return NULL;
+    }
+    return create_mutex(name, !!(flags & CREATE_MUTEX_INITIAL_OWNER));
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateMutexExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
+{
+    NAME_W(name, n);
+    return CreateMutexExA(sa, n_p, flags, access);
+}
+
+NSPA_EXPORT HANDLE WINAPI OpenMutexA(DWORD access, BOOL inherit, LPCSTR name)
+{
+    return open_named(NSPA_TYPE_MUTEX, name);
+}
+
+NSPA_EXPORT HANDLE WINAPI OpenMutexW(DWORD access, BOOL inherit, LPCWSTR name)
+{
+    NAME_W(name, n);
+    return open_named(NSPA_TYPE_MUTEX, n_p);
+}
+
+NSPA_EXPORT BOOL WINAPI ReleaseMutex(HANDLE h)
+{
+    struct nspa_mutex_args a = { nspa_thread_id(), 0 };
+    int r = nspa_mutex_unlock(H(h), &a);
+    return r ? fail(nspa_win32_error(r)) : TRUE;
+}
+
+/* ---- semaphores ------------------------------------------------------------------- */
+
+static HANDLE create_sem(LPCSTR name, LONG initial, LONG max)
+{
+    if (max <= 0 || initial < 0 || initial > max) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return NULL;
+    }
+    nspa_obj_t h = 0;
+    if (name && !*name) name = NULL;
+    struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
+    return created(nspa_create_sem(&a, name ? strip_local(name) : NULL, &h), h);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateSemaphoreA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name)
+{
+    return create_sem(name, initial, max);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateSemaphoreW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name)
+{
+    NAME_W(name, n);
+    return create_sem(n_p, initial, max);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name,
+                                             DWORD flags, DWORD access)
+{
+    if (flags) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return NULL;
+    }
+    return create_sem(name, initial, max);
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name,
+                                             DWORD flags, DWORD access)
+{
+    NAME_W(name, n);
+    return CreateSemaphoreExA(sa, initial, max, n_p, flags, access);
+}
+
+NSPA_EXPORT HANDLE WINAPI OpenSemaphoreA(DWORD access, BOOL inherit, LPCSTR name)
+{
+    return open_named(NSPA_TYPE_SEM, name);
+}
+
+NSPA_EXPORT HANDLE WINAPI OpenSemaphoreW(DWORD access, BOOL inherit, LPCWSTR name)
+{
+    NAME_W(name, n);
+    return open_named(NSPA_TYPE_SEM, n_p);
+}
+
+NSPA_EXPORT BOOL WINAPI ReleaseSemaphore(HANDLE h, LONG count, LPLONG prev)
+{
+    if (count < 0) return fail(ERROR_INVALID_PARAMETER);
+    uint32_t c = (uint32_t)count;
+    int r = nspa_sem_release(H(h), &c);
+    if (r) return fail(nspa_win32_error(r));
+    if (prev) *prev = (LONG)c;
+    return TRUE;
+}
+
+/* ---- handles --------------------------------------------------------------------- */
+
+NSPA_EXPORT BOOL WINAPI CloseHandle(HANDLE h)
+{
+    if (h == GetCurrentProcess() || h == GetCurrentThread()) return TRUE;
+    int r = nspa_close(H(h));
+    return r ? fail(ERROR_INVALID_HANDLE) : TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst,
+                                        DWORD access, BOOL inherit, DWORD options)
+{
+    if (src_process != GetCurrentProcess() || dst_process != GetCurrentProcess())
+        return fail(ERROR_NOT_SUPPORTED);   /* across processes: not yet (docs/sync.md) */
+    nspa_obj_t out = 0;
+    int r;
+    if (src == GetCurrentThread()) {
+        r = nspa__win32_current_thread_handle(&out);
+    } else {
+        if (!dst && !(options & DUPLICATE_CLOSE_SOURCE)) return fail(ERROR_INVALID_PARAMETER);
+        r = dst ? nspa_dup(H(src), &out) : 0;
+    }
+    if (r) return fail(nspa_win32_error(r == -EINVAL ? -EBADF : r));
+    if (options & DUPLICATE_CLOSE_SOURCE && src != GetCurrentThread()) nspa_close(H(src));
+    if (dst) *dst = (HANDLE)(uintptr_t)out;
+    return TRUE;
+}
+
+NSPA_EXPORT HANDLE WINAPI GetCurrentProcess(void) { return (HANDLE)(LONG_PTR)-1; }
+NSPA_EXPORT HANDLE WINAPI GetCurrentThread(void) { return (HANDLE)(LONG_PTR)-2; }
+
+/* ---- waits ------------------------------------------------------------------------ */
+
+static uint64_t deadline(DWORD ms)
+{
+    if (ms == INFINITE) return NSPA_TIMEOUT_INFINITE;
+    if (ms == 0) return 0;
+    return nspa_time_ns() + (uint64_t)ms * 1000000ull;
+}
+
+/* The pseudo handles are never signaled while the caller runs: waiting on them waits
+ * for the timeout. */
+static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
+
+static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable)
+{
+    if (count == 0 || count > MAXIMUM_WAIT_OBJECTS) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return WAIT_FAILED;
+    }
+    if (!handles) {
+        SetLastError(ERROR_NOACCESS);
+        return WAIT_FAILED;
+    }
+    nspa_obj_t objs[MAXIMUM_WAIT_OBJECTS];
+    DWORD n = 0;
+    for (DWORD i = 0; i < count; i++) {
+        if (is_pseudo(handles[i])) {
+            if (count == 1) {
+                objs[0] = 0;
+                break;
+            }
+            SetLastError(ERROR_INVALID_HANDLE);
+            return WAIT_FAILED;
+        }
+        objs[n++] = H(handles[i]);
+    }
+    struct nspa_wait_args a = {
+        .timeout = deadline(ms), .objs = objs, .count = n, .owner = nspa_thread_id(),
+    };
+    if (alertable) {
+        if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
+        a.alert = nspa__win32_apc_event();
+    }
+    int r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
+    if (r == 0 || r == -EOWNERDEAD) {
+        if (alertable && a.index == n) {
+            nspa__win32_run_apcs();
+            return WAIT_IO_COMPLETION;
+        }
+        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + a.index;
+    }
+    if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
+    SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE) : nspa_win32_error(r));
+    if (r == -EINVAL) {
+        /* -EINVAL from a wait: a handle of a non-waitable type, or duplicates in a
+         * wait-all; tell them apart */
+        for (DWORD i = 0; i < n; i++)
+            if (nspa_obj_type(objs[i]) < 0) { SetLastError(ERROR_INVALID_HANDLE); break; }
+    }
+    return WAIT_FAILED;
+}
+
+NSPA_EXPORT DWORD WINAPI WaitForMultipleObjectsEx(DWORD count, const HANDLE *handles, BOOL wait_all,
+                                                  DWORD ms, BOOL alertable)
+{
+    return wait_objects(count, handles, wait_all, ms, alertable);
+}
+
+NSPA_EXPORT DWORD WINAPI WaitForMultipleObjects(DWORD count, const HANDLE *handles, BOOL wait_all, DWORD ms)
+{
+    return wait_objects(count, handles, wait_all, ms, FALSE);
+}
+
+NSPA_EXPORT DWORD WINAPI WaitForSingleObjectEx(HANDLE h, DWORD ms, BOOL alertable)
+{
+    return wait_objects(1, &h, FALSE, ms, alertable);
+}
+
+NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
+{
+    /* the common case, kept short: no alert, one object */
+    if (!is_pseudo(h)) {
+        nspa_obj_t o = H(h);
+        struct nspa_wait_args a = { .timeout = deadline(ms), .objs = &o, .count = 1, .owner = nspa_thread_id() };
+        int r = nspa_wait_any(&a);
+        if (r == 0) return WAIT_OBJECT_0;
+        if (r == -EOWNERDEAD) return WAIT_ABANDONED_0;
+        if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
+        SetLastError(ERROR_INVALID_HANDLE);
+        return WAIT_FAILED;
+    }
+    return wait_objects(1, &h, FALSE, ms, FALSE);
+}
+
+NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD ms, BOOL alertable)
+{
+    int r;
+    switch (nspa_obj_type(H(signal))) {
+    case NSPA_TYPE_EVENT: r = nspa_event_set(H(signal), NULL); break;
+    case NSPA_TYPE_MUTEX: {
+        struct nspa_mutex_args a = { nspa_thread_id(), 0 };
+        r = nspa_mutex_unlock(H(signal), &a);
+        break;
+    }
+    case NSPA_TYPE_SEM: {
+        uint32_t c = 1;
+        r = nspa_sem_release(H(signal), &c);
+        break;
+    }
+    default: r = -EBADF; break;
+    }
+    if (r) {
+        SetLastError(nspa_win32_error(r));
+        return WAIT_FAILED;
+    }
+    return wait_objects(1, &wait, FALSE, ms, alertable);
+}

@@ -1,0 +1,427 @@
+/*
+ * Win32 threads over pthreads: CreateThread with waitable thread handles, exit codes,
+ * QueueUserAPC with alertable waits, Sleep/SleepEx/SwitchToThread, and the clocks.
+ *
+ * A thread's Win32 state (APC queue, alert event, thread object) lives in a record
+ * created when the thread starts through CreateThread, or on first need for threads
+ * the program made with pthread_create. Records are found by thread id through a
+ * small registry (a mutex and a list); nothing on a wait path touches it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "nspa/sync.h"
+#include "nspa/win32/windows.h"
+#include "common/export.h"
+#include "win32/win32_private.h"
+
+struct apc {
+    struct apc *next;
+    PAPCFUNC fn;
+    ULONG_PTR data;
+};
+
+struct w32_thread {
+    struct w32_thread *next;            /* registry */
+    uint32_t tid;
+    nspa_obj_t thread_obj;              /* the record's own reference, 0 if none yet */
+    nspa_obj_t apc_event;               /* 0 until first needed */
+    pthread_mutex_t lock;               /* APC queue and start gate */
+    pthread_cond_t cond;
+    struct apc *apc_head, *apc_tail;
+    LPTHREAD_START_ROUTINE start;
+    void *param;
+    int started, suspended, exited;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct w32_thread *registry;
+static pthread_key_t rec_key;
+static pthread_once_t rec_once = PTHREAD_ONCE_INIT;
+static __thread struct w32_thread *cur;
+
+static void thread_finish(struct w32_thread *t, DWORD code);
+
+static void rec_destructor(void *arg)
+{
+    struct w32_thread *t = arg;
+    if (t && !t->exited) thread_finish(t, 0);
+}
+
+static void rec_key_init(void) { pthread_key_create(&rec_key, rec_destructor); }
+
+static struct w32_thread *rec_new(void)
+{
+    struct w32_thread *t = calloc(1, sizeof(*t));
+    if (!t) return NULL;
+    pthread_mutex_init(&t->lock, NULL);
+    pthread_cond_init(&t->cond, NULL);
+    return t;
+}
+
+static void registry_add(struct w32_thread *t)
+{
+    pthread_mutex_lock(&registry_lock);
+    t->next = registry;
+    registry = t;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+/* Registry lookup; returns with registry_lock HELD on success (caller unlocks). */
+static struct w32_thread *registry_find_locked(uint32_t tid)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (struct w32_thread *t = registry; t; t = t->next)
+        if (t->tid == tid) return t;
+    pthread_mutex_unlock(&registry_lock);
+    return NULL;
+}
+
+/* The calling thread's record, made on first use for threads not made by CreateThread. */
+static struct w32_thread *current(void)
+{
+    struct w32_thread *t = cur;
+    if (t) return t;
+    pthread_once(&rec_once, rec_key_init);
+    t = rec_new();
+    if (!t) abort();
+    t->tid = nspa_thread_id();
+    t->started = 1;
+    cur = t;
+    pthread_setspecific(rec_key, t);
+    registry_add(t);
+    return t;
+}
+
+/* Thread end: abandon its mutexes, signal its thread object with the exit code, drop
+ * its record. */
+static void thread_finish(struct w32_thread *t, DWORD code)
+{
+    t->exited = 1;
+    pthread_mutex_lock(&registry_lock);
+    for (struct w32_thread **pp = &registry; *pp; pp = &(*pp)->next)
+        if (*pp == t) { *pp = t->next; break; }
+    pthread_mutex_unlock(&registry_lock);
+    nspa__thread_unregister();
+    if (t->thread_obj) {
+        nspa__thread_obj_signal(t->thread_obj, code);
+        nspa_close(t->thread_obj);
+    }
+    if (t->apc_event) nspa_close(t->apc_event);
+    for (struct apc *a = t->apc_head, *n; a; a = n) {
+        n = a->next;
+        free(a);
+    }
+    pthread_setspecific(rec_key, NULL);
+    cur = NULL;
+    pthread_mutex_destroy(&t->lock);
+    pthread_cond_destroy(&t->cond);
+    free(t);
+}
+
+static void *trampoline(void *arg)
+{
+    struct w32_thread *t = arg;
+    cur = t;
+    pthread_setspecific(rec_key, t);
+    uint32_t tid = nspa_thread_id();
+    nspa__thread_obj_set_tid(t->thread_obj, tid);
+    pthread_mutex_lock(&t->lock);
+    t->tid = tid;
+    t->started = 1;
+    pthread_cond_broadcast(&t->cond);
+    while (t->suspended)
+        pthread_cond_wait(&t->cond, &t->lock);
+    pthread_mutex_unlock(&t->lock);
+    DWORD code = t->start(t->param);
+    thread_finish(t, code);
+    return NULL;
+}
+
+NSPA_EXPORT HANDLE WINAPI CreateThread(LPSECURITY_ATTRIBUTES sa, SIZE_T stack, LPTHREAD_START_ROUTINE start,
+                                       LPVOID param, DWORD flags, LPDWORD tid)
+{
+    if (!start || (flags & ~(CREATE_SUSPENDED | STACK_SIZE_PARAM_IS_A_RESERVATION))) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return NULL;
+    }
+    pthread_once(&rec_once, rec_key_init);
+    struct w32_thread *t = rec_new();
+    if (!t) {
+        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+        return NULL;
+    }
+    t->start = start;
+    t->param = param;
+    t->suspended = (flags & CREATE_SUSPENDED) != 0;
+    nspa_obj_t mine, theirs;
+    int r = nspa__create_thread_obj(&mine);
+    if (!r && (r = nspa_dup(mine, &theirs)) < 0) nspa_close(mine);
+    if (r) {
+        free(t);
+        SetLastError(nspa_win32_error(r));
+        return NULL;
+    }
+    t->thread_obj = mine;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (stack) {
+        size_t s = stack < (SIZE_T)PTHREAD_STACK_MIN ? (size_t)PTHREAD_STACK_MIN : (stack + 65535) & ~(size_t)65535;
+        pthread_attr_setstacksize(&attr, s);
+    }
+    pthread_t pt;
+    pthread_mutex_lock(&t->lock);
+    r = pthread_create(&pt, &attr, trampoline, t);
+    pthread_attr_destroy(&attr);
+    if (r) {
+        pthread_mutex_unlock(&t->lock);
+        nspa_close(mine);
+        nspa_close(theirs);
+        free(t);
+        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+        return NULL;
+    }
+    /* the id is known once the thread has registered (Windows returns it at once) */
+    while (!t->started)
+        pthread_cond_wait(&t->cond, &t->lock);
+    uint32_t id = t->tid;
+    registry_add(t);
+    pthread_mutex_unlock(&t->lock);
+    if (tid) *tid = id;
+    return (HANDLE)(uintptr_t)theirs;
+}
+
+NSPA_EXPORT void WINAPI ExitThread(DWORD code)
+{
+    thread_finish(current(), code);
+    pthread_exit(NULL);
+}
+
+NSPA_EXPORT BOOL WINAPI GetExitCodeThread(HANDLE h, LPDWORD code)
+{
+    uint32_t tid, ec;
+    int sig;
+    if (h == GetCurrentThread()) {
+        if (code) *code = STILL_ACTIVE;
+        return TRUE;
+    }
+    int r = nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig);
+    if (r) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return FALSE;
+    }
+    if (!code) {
+        SetLastError(ERROR_NOACCESS);
+        return FALSE;
+    }
+    *code = sig ? ec : STILL_ACTIVE;
+    return TRUE;
+}
+
+NSPA_EXPORT DWORD WINAPI GetThreadId(HANDLE h)
+{
+    uint32_t tid, ec;
+    int sig;
+    if (h == GetCurrentThread()) return nspa_thread_id();
+    if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    return tid;
+}
+
+NSPA_EXPORT DWORD WINAPI ResumeThread(HANDLE h)
+{
+    uint32_t tid, ec;
+    int sig;
+    if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return (DWORD)-1;
+    }
+    struct w32_thread *t = registry_find_locked(tid);
+    if (!t) return 0;
+    pthread_mutex_lock(&t->lock);
+    DWORD prev = (DWORD)t->suspended;
+    t->suspended = 0;
+    pthread_cond_broadcast(&t->cond);
+    pthread_mutex_unlock(&t->lock);
+    pthread_mutex_unlock(&registry_lock);
+    return prev;
+}
+
+NSPA_EXPORT DWORD WINAPI GetCurrentThreadId(void) { return nspa_thread_id(); }
+NSPA_EXPORT DWORD WINAPI GetCurrentProcessId(void) { return (DWORD)getpid(); }
+
+NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out)
+{
+    struct w32_thread *t = current();
+    if (!t->thread_obj) {
+        int r = nspa__create_thread_obj(&t->thread_obj);
+        if (r) return r;
+        nspa__thread_obj_set_tid(t->thread_obj, t->tid);
+    }
+    return nspa_dup(t->thread_obj, out);
+}
+
+/* ---- APCs ------------------------------------------------------------------------ */
+
+static nspa_obj_t apc_event_locked(struct w32_thread *t)
+{
+    if (!t->apc_event) {
+        struct nspa_event_args a = { 0, 0 };
+        if (nspa_create_event(&a, NULL, &t->apc_event) < 0) t->apc_event = 0;
+    }
+    return t->apc_event;
+}
+
+NSPA_HIDDEN nspa_obj_t nspa__win32_apc_event(void)
+{
+    struct w32_thread *t = current();
+    pthread_mutex_lock(&t->lock);
+    nspa_obj_t e = apc_event_locked(t);
+    pthread_mutex_unlock(&t->lock);
+    return e;
+}
+
+NSPA_HIDDEN int nspa__win32_run_apcs(void)
+{
+    struct w32_thread *t = cur;
+    if (!t || !__atomic_load_n(&t->apc_head, __ATOMIC_ACQUIRE)) return 0;
+    pthread_mutex_lock(&t->lock);
+    struct apc *list = t->apc_head;
+    t->apc_head = t->apc_tail = NULL;
+    pthread_mutex_unlock(&t->lock);
+    int n = 0;
+    while (list) {
+        struct apc *a = list;
+        list = a->next;
+        a->fn(a->data);
+        free(a);
+        n++;
+    }
+    return n;
+}
+
+NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)
+{
+    uint32_t tid, ec;
+    int sig;
+    if (!fn) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return 0;
+    }
+    if (h == GetCurrentThread()) {
+        tid = current()->tid;
+    } else if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    struct apc *a = malloc(sizeof(*a));
+    if (!a) {
+        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+        return 0;
+    }
+    a->next = NULL;
+    a->fn = fn;
+    a->data = data;
+    struct w32_thread *t = registry_find_locked(tid);
+    if (!t) {
+        free(a);
+        SetLastError(ERROR_INVALID_HANDLE);   /* the thread has ended */
+        return 0;
+    }
+    pthread_mutex_lock(&t->lock);
+    if (t->apc_tail) t->apc_tail->next = a;
+    else __atomic_store_n(&t->apc_head, a, __ATOMIC_RELEASE);
+    t->apc_tail = a;
+    nspa_obj_t ev = apc_event_locked(t);
+    pthread_mutex_unlock(&t->lock);
+    pthread_mutex_unlock(&registry_lock);
+    if (ev) nspa_event_set(ev, NULL);
+    return 1;
+}
+
+/* ---- sleeping -------------------------------------------------------------------- */
+
+NSPA_EXPORT void WINAPI Sleep(DWORD ms)
+{
+    if (ms == 0) {
+        sched_yield();
+        return;
+    }
+    if (ms == INFINITE) {
+        for (;;) pause();
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + (uint64_t)ms * 1000000ull;
+    ts.tv_sec = (time_t)(t / 1000000000ull);
+    ts.tv_nsec = (long)(t % 1000000000ull);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+NSPA_EXPORT DWORD WINAPI SleepEx(DWORD ms, BOOL alertable)
+{
+    if (!alertable) {
+        Sleep(ms);
+        return 0;
+    }
+    if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
+    struct nspa_wait_args a = {
+        .timeout = ms == INFINITE ? NSPA_TIMEOUT_INFINITE : (ms ? nspa_time_ns() + (uint64_t)ms * 1000000ull : 0),
+        .count = 0, .owner = nspa_thread_id(), .alert = nspa__win32_apc_event(),
+    };
+    int r = nspa_wait_any(&a);
+    if (r == 0 && a.index == 0) {
+        nspa__win32_run_apcs();
+        return WAIT_IO_COMPLETION;
+    }
+    if (ms == 0) sched_yield();
+    return 0;
+}
+
+NSPA_EXPORT BOOL WINAPI SwitchToThread(void)
+{
+    sched_yield();
+    return TRUE;
+}
+
+/* ---- clocks ---------------------------------------------------------------------- */
+
+/* The performance counter ticks at 10 MHz (100 ns), like Windows on most machines;
+ * it is CLOCK_MONOTONIC, read through the vDSO (no system call). */
+NSPA_EXPORT BOOL WINAPI QueryPerformanceCounter(LARGE_INTEGER *c)
+{
+    if (!c) {
+        SetLastError(ERROR_NOACCESS);
+        return FALSE;
+    }
+    c->QuadPart = (LONGLONG)(nspa_time_ns() / 100);
+    return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI QueryPerformanceFrequency(LARGE_INTEGER *f)
+{
+    if (!f) {
+        SetLastError(ERROR_NOACCESS);
+        return FALSE;
+    }
+    f->QuadPart = 10000000;
+    return TRUE;
+}
+
+NSPA_EXPORT ULONGLONG WINAPI GetTickCount64(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (ULONGLONG)ts.tv_sec * 1000ull + (ULONGLONG)ts.tv_nsec / 1000000ull;
+}
+
+NSPA_EXPORT DWORD WINAPI GetTickCount(void) { return (DWORD)GetTickCount64(); }
