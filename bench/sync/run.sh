@@ -56,7 +56,7 @@ src=$here/sync_bench.c
 
 NSPA_BIN=$build/bench/nspa_sync_bench
 if have nspa && [ ! -x "$NSPA_BIN" ]; then
-  say "SKIP nspa: $NSPA_BIN not built (NSPA's Win32 sync layer, include/nspa/win32/synchapi.h, is not in this tree yet)"
+  say "SKIP nspa: $NSPA_BIN not built (this tree has no NSPA Win32 sync layer yet: CreateEventA is declared in neither include/nspa/win32/winbase.h nor synchapi.h)"
   NSPA_BIN=
 fi
 have nspa || NSPA_BIN=
