@@ -14,6 +14,9 @@
  *                            triple: one pthread mutex lock+unlock pair (impl=pthread_pair)
  *                            and one atomic CAS acquire + store release (impl=atomic_cas),
  *                            ns per pair
+ *   triple_n pthread_pair|atomic_cas n
+ *                            exactly n such pairs and nothing else (for callgrind: the
+ *                            instruction count per pair)
  * Prints RESULT lines in the benchfmt.py format. Everything here is plain Linux/glibc.
  */
 #ifndef _GNU_SOURCE
@@ -316,6 +319,28 @@ static void bench_triple(double secs)
     result("triple", "atomic_cas", "ns", (t1 - t0) * 1e9 / n, "lower", extra);
 }
 
+/* exactly n pairs and nothing else: for callgrind/strace (instructions per pair) */
+static void pair_n(const char *what, unsigned long n)
+{
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    if (!strcmp(what, "pthread_pair")) {
+        for (unsigned long i = 0; i < n; i++) {
+            pthread_mutex_lock(&m);
+            __asm__ volatile("" ::: "memory");
+            pthread_mutex_unlock(&m);
+        }
+    } else {
+        for (unsigned long i = 0; i < n; i++) {
+            int z = 0;
+            if (!atomic_compare_exchange_strong_explicit(&g_lockword, &z, 1, memory_order_acquire,
+                                                         memory_order_relaxed))
+                die("CAS on a free word failed", EINVAL);
+            atomic_store_explicit(&g_lockword, 0, memory_order_release);
+        }
+    }
+    printf("DONE bench=triple_n impl=%s n=%lu\n", what, n);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -337,6 +362,8 @@ int main(int argc, char **argv)
         bench_contended_wait(0, n);
     } else if (!strcmp(b, "triple"))
         bench_triple(arg > 0 ? arg / 1000 : 0.5);
+    else if (!strcmp(b, "triple_n") && argc > 3)   /* triple_n pthread_pair|atomic_cas n */
+        pair_n(argv[2], strtoul(argv[3], NULL, 0));
     else {
         fprintf(stderr, "unknown bench %s\n", b);
         return 1;

@@ -14,7 +14,8 @@
 # 2 s) and report per-operation figures; the fixed-count "contended_wait" gets a count
 # per implementation (Wine's server round trips are ~100x slower) and is scaled to 10M.
 # Then strace -f -c counts the system calls of N uncontended SetEvent + WaitForSingleObject(0)
-# + ResetEvent triples (minus a 0-triple run of the same binary) for nspa, winpr and wine.
+# + ResetEvent triples (K+N minus K triples of the same binary) for nspa, winpr and wine,
+# and of a ping-pong round trip; callgrind counts the instructions of a triple.
 # Output: <outdir>/sync.json, <outdir>/sync.md (tools/benchfmt.py), <outdir>/sync-samples.txt,
 # <outdir>/sync-run.log.
 # Knobs (environment): ROUNDS=5  MS=1000 (timed runs)  ZIGZAG_MS=2000  BENCH_SYNC_IMPLS="nspa wine winpr limits"
@@ -48,7 +49,7 @@ t_start=$(date +%s)
 say() { echo "sync: $*" | tee -a "$log"; }
 
 # ---- peers -------------------------------------------------------------------------
-"$root/tools/deps.sh" bench wine64 gcc-mingw-w64-x86-64 libwinpr2-dev pkg-config strace gcc \
+"$root/tools/deps.sh" bench wine64 gcc-mingw-w64-x86-64 libwinpr2-dev pkg-config strace valgrind gcc \
   >>"$log" 2>&1 || say "warning: tools/deps.sh failed (see $log); running what is installed"
 
 have() { [[ " $IMPLS " == *" $1 "* ]]; }
@@ -138,42 +139,81 @@ for r in $(seq 1 "$ROUNDS"); do
   win32 triple "$MS";              limits triple $((MS / 2))
 done
 
-# ---- system calls of the uncontended triple ----------------------------------------
-count_calls() {  # count_calls <file> -> total calls strace -c saw
-  awk '$NF == "total" { print $4 }' "$1"
-}
-syscalls() {  # syscalls <impl> <n> <cmd...>: (calls(n triples) - calls(0 triples)) / n
-  local impl=$1 n=$2; shift 2
-  local f0=$work/strace-$impl-0.txt fn=$work/strace-$impl-n.txt
-  if timeout 120 strace -f -c -o "$f0" "$@" triple_n "$impl" 0 >>"$log" 2>&1 &&
-     timeout 120 strace -f -c -o "$fn" "$@" triple_n "$impl" "$n" >>"$log" 2>&1; then
-    local c0 cn
-    c0=$(count_calls "$f0"); cn=$(count_calls "$fn")
-    if [ -n "$c0" ] && [ -n "$cn" ]; then
-      local v
-      v=$(python3 -c "print(max(0.0, ($cn - $c0) / $n))")
-      echo "RESULT bench=triple_syscalls impl=$impl unit=syscalls_per_triple value=$v better=lower calls_n=$cn calls_0=$c0 n=$n" |
-        tee -a "$log" >>"$samples"
+# ---- system calls and instructions (repeatable where the times are not) -------------
+# triple_syscalls: strace -f -c of (K + N) triples minus K triples, per triple: the
+# one-off costs (first use of a thread, object creation) cancel out.
+# pingpong_syscalls: strace -f -c of a short ping-pong run, all calls / round trips
+# (start-up included, ~100 calls against thousands of round trips).
+# triple_instructions: callgrind instruction counts of (K + N) minus K triples.
+total_calls() { awk '$NF == "total" { print $4 }' "$1"; }
+emit() { echo "RESULT $*" | tee -a "$log" >>"$samples"; }
+triple_syscalls() {  # <impl> <k> <n> <cmd...>
+  local impl=$1 k=$2 n=$3; shift 3
+  local fa=$work/strace-triple-$impl-k.txt fb=$work/strace-triple-$impl-kn.txt
+  if timeout 120 strace -f -c -o "$fa" "$@" triple_n "$impl" "$k" >>"$log" 2>&1 &&
+     timeout 120 strace -f -c -o "$fb" "$@" triple_n "$impl" $((k + n)) >>"$log" 2>&1; then
+    local ca cb
+    ca=$(total_calls "$fa"); cb=$(total_calls "$fb")
+    if [ -n "$ca" ] && [ -n "$cb" ]; then
+      emit "bench=triple_syscalls impl=$impl unit=syscalls_per_triple value=$(python3 -c "print(max(0.0, ($cb - $ca) / $n))") better=lower calls_k=$ca calls_k_plus_n=$cb k=$k n=$n"
       return 0
     fi
   fi
-  say "FAILED (syscall count for $impl; see $work/strace-$impl-*.txt)"
+  say "FAILED (triple syscall count for $impl; see $work/strace-triple-$impl-*.txt)"
 }
-say "counting system calls ($(( $(date +%s) - t_start )) s elapsed)"
+pingpong_syscalls() {  # <impl> <cmd...> (the command prints a RESULT line with iters=)
+  local impl=$1; shift
+  local f=$work/strace-pingpong-$impl.txt o it c
+  o=$(timeout 120 strace -f -c -o "$f" "$@" 2>>"$log" | tr -d '\r')
+  echo "$o" >>"$log"
+  it=$(grep -o 'iters=[0-9]*' <<<"$o" | head -1 | cut -d= -f2)
+  c=$(total_calls "$f" 2>/dev/null)
+  if [ -n "$it" ] && [ -n "$c" ] && [ "$it" -gt 0 ]; then
+    emit "bench=pingpong_syscalls impl=$impl unit=syscalls_per_round_trip value=$(python3 -c "print($c / $it)") better=lower calls=$c round_trips=$it"
+  else
+    say "FAILED (ping-pong syscall count for $impl; see $f)"
+  fi
+}
+triple_instructions() {  # <impl> <k> <n> <cmd...>   (cmd takes: triple_n <impl> <count>)
+  local impl=$1 k=$2 n=$3; shift 3
+  local a b
+  a=$(timeout 300 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" triple_n "$impl" "$k" 2>&1 |
+      awk '/Collected :/ { print $NF }')
+  b=$(timeout 300 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" triple_n "$impl" $((k + n)) 2>&1 |
+      awk '/Collected :/ { print $NF }')
+  if [ -n "$a" ] && [ -n "$b" ]; then
+    emit "bench=triple_instructions impl=$impl unit=instructions_per_op value=$(python3 -c "print(($b - $a) / $n)") better=lower ir_k=$a ir_k_plus_n=$b k=$k n=$n"
+  else
+    say "FAILED (callgrind count for $impl)"
+  fi
+}
+say "counting system calls and instructions ($(( $(date +%s) - t_start )) s elapsed)"
 if command -v strace >/dev/null; then
-  [ -n "$NSPA_BIN" ] && syscalls nspa "$SC_NATIVE" "$NSPA_BIN"
-  [ -n "$WINPR_BIN" ] && syscalls winpr "$SC_NATIVE" "$WINPR_BIN"
-  [ -n "$EXE" ] && syscalls wine "$SC_WINE" "$WINE" "$EXE"
+  [ -n "$NSPA_BIN" ] && triple_syscalls nspa 1000 "$SC_NATIVE" "$NSPA_BIN"
+  [ -n "$WINPR_BIN" ] && triple_syscalls winpr 1000 "$SC_NATIVE" "$WINPR_BIN"
+  [ -n "$EXE" ] && triple_syscalls wine 100 "$SC_WINE" "$WINE" "$EXE"
+  [ -n "$NSPA_BIN" ] && pingpong_syscalls nspa "$NSPA_BIN" pingpong nspa 500
+  [ -n "$WINPR_BIN" ] && pingpong_syscalls winpr "$WINPR_BIN" pingpong winpr 500
+  [ -n "$EXE" ] && pingpong_syscalls wine "$WINE" "$EXE" pingpong wine 500
+  [ -n "$LIMITS_BIN" ] && pingpong_syscalls futex "$LIMITS_BIN" pingpong 500
 else
-  say "SKIP syscall count: strace missing"
+  say "SKIP syscall counts: strace missing"
+fi
+if command -v valgrind >/dev/null; then
+  [ -n "$NSPA_BIN" ] && triple_instructions nspa 1000 10000 "$NSPA_BIN"
+  [ -n "$WINPR_BIN" ] && triple_instructions winpr 1000 10000 "$WINPR_BIN"
+  [ -n "$LIMITS_BIN" ] && triple_instructions pthread_pair 1000 10000 "$LIMITS_BIN"
+  [ -n "$LIMITS_BIN" ] && triple_instructions atomic_cas 1000 10000 "$LIMITS_BIN"
+else
+  say "SKIP instruction counts: valgrind missing"
 fi
 
 # ---- report ------------------------------------------------------------------------
 ratios=(
   pingpong:nspa:futex zigzag:nspa:futex triple:nspa:pthread_pair mutex:nspa:pthread_pi
-  contended_wait:nspa:pthread_pi
+  contended_wait:nspa:pthread_pi triple_instructions:nspa:pthread_pair pingpong_syscalls:nspa:futex
 )
-for b in pingpong zigzag mutex contended_wait waitall triple triple_syscalls; do
+for b in pingpong zigzag mutex contended_wait waitall triple triple_syscalls pingpong_syscalls; do
   ratios+=("$b:nspa:wine")
 done
 for b in pingpong zigzag mutex contended_wait waitall triple; do
@@ -187,7 +227,7 @@ notes=(
   "contended_wait is msync's 'contended wait' (10M acquisitions, 2 threads) run with fewer acquisitions and scaled to 10M: ${CW_NATIVE} for native implementations, ${CW_WINE} under Wine (its ~40-100 us server round trips would need minutes for 10M)."
   "waitall: one round = a releaser thread posts 4 semaphores (max count 1), the main thread's WaitForMultipleObjects(bWaitAll=TRUE) takes them and acks with an auto-reset event; us per round."
   "winpr: WinPR 2.x has no auto-reset events (it logs 'auto-reset events not yet implemented' and returns a manual-reset one), so its build resets by hand after each wait of the strictly alternating hand-offs; its semaphores also ignore the maximum count. Its contended mutex is a plain pthread mutex."
-  "triple_syscalls: strace -f -c total calls of N triples minus the same binary doing 0 triples, divided by N (N=${SC_NATIVE} native, ${SC_WINE} under Wine with one persistent wineserver, so Wine's figure counts the client only)."
+  "triple_syscalls: strace -f -c total calls of K+N triples minus K triples of the same binary, divided by N (N=${SC_NATIVE} native, ${SC_WINE} under Wine with one persistent wineserver, so Wine's figure counts the client only); one-off calls (a thread's first use, object creation) cancel out. pingpong_syscalls: all calls of a 500 ms ping-pong run under strace -f -c divided by its round trips (start-up included). triple_instructions: valgrind callgrind instructions of K+N minus K operations (N=10000), repeatable whatever the load; for pthread_pair and atomic_cas one op is one lock+unlock pair."
 )
 nargs=()
 for x in "${notes[@]}"; do nargs+=(--note "$x"); done
