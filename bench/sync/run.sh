@@ -35,6 +35,7 @@ CW_NATIVE=${CW_NATIVE:-1000000}
 CW_WINE=${CW_WINE:-20000}
 # triples under strace -c
 SC_NATIVE=${SC_NATIVE:-100000}
+SC_WINPR=${SC_WINPR:-10000}     # 4 calls per triple: 40K traced calls already take seconds
 SC_WINE=${SC_WINE:-5000}
 RUN_TIMEOUT=${RUN_TIMEOUT:-60}
 
@@ -190,7 +191,7 @@ triple_instructions() {  # <impl> <k> <n> <cmd...>   (cmd takes: triple_n <impl>
 say "counting system calls and instructions ($(( $(date +%s) - t_start )) s elapsed)"
 if command -v strace >/dev/null; then
   [ -n "$NSPA_BIN" ] && triple_syscalls nspa 1000 "$SC_NATIVE" "$NSPA_BIN"
-  [ -n "$WINPR_BIN" ] && triple_syscalls winpr 1000 "$SC_NATIVE" "$WINPR_BIN"
+  [ -n "$WINPR_BIN" ] && triple_syscalls winpr 1000 "$SC_WINPR" "$WINPR_BIN"
   [ -n "$EXE" ] && triple_syscalls wine 100 "$SC_WINE" "$WINE" "$EXE"
   [ -n "$NSPA_BIN" ] && pingpong_syscalls nspa "$NSPA_BIN" pingpong nspa 500
   [ -n "$WINPR_BIN" ] && pingpong_syscalls winpr "$WINPR_BIN" pingpong winpr 500
@@ -227,7 +228,7 @@ notes=(
   "contended_wait is msync's 'contended wait' (10M acquisitions, 2 threads) run with fewer acquisitions and scaled to 10M: ${CW_NATIVE} for native implementations, ${CW_WINE} under Wine (its ~40-100 us server round trips would need minutes for 10M)."
   "waitall: one round = a releaser thread posts 4 semaphores (max count 1), the main thread's WaitForMultipleObjects(bWaitAll=TRUE) takes them and acks with an auto-reset event; us per round."
   "winpr: WinPR 2.x has no auto-reset events (it logs 'auto-reset events not yet implemented' and returns a manual-reset one), so its build resets by hand after each wait of the strictly alternating hand-offs; its semaphores also ignore the maximum count. Its contended mutex is a plain pthread mutex."
-  "triple_syscalls: strace -f -c total calls of K+N triples minus K triples of the same binary, divided by N (N=${SC_NATIVE} native, ${SC_WINE} under Wine with one persistent wineserver, so Wine's figure counts the client only); one-off calls (a thread's first use, object creation) cancel out. pingpong_syscalls: all calls of a 500 ms ping-pong run under strace -f -c divided by its round trips (start-up included). triple_instructions: valgrind callgrind instructions of K+N minus K operations (N=10000), repeatable whatever the load; for pthread_pair and atomic_cas one op is one lock+unlock pair."
+  "triple_syscalls: strace -f -c total calls of K+N triples minus K triples of the same binary, divided by N (N=${SC_NATIVE} nspa, ${SC_WINPR} WinPR, ${SC_WINE} under Wine with one persistent wineserver, so Wine's figure counts the client only); one-off calls (a thread's first use, object creation) cancel out. pingpong_syscalls: all calls of a 500 ms ping-pong run under strace -f -c divided by its round trips (start-up included). triple_instructions: valgrind callgrind instructions of K+N minus K operations (N=10000), repeatable whatever the load; for pthread_pair and atomic_cas one op is one lock+unlock pair; callgrind counts user-space instructions only, so the kernel side of WinPR's 4 calls per triple is not in its figure."
 )
 nargs=()
 for x in "${notes[@]}"; do nargs+=(--note "$x"); done
