@@ -214,6 +214,23 @@ int nspa_event_read(nspa_obj_t event, struct nspa_event_args *args);
 int nspa_wait_any(struct nspa_wait_args *args);
 int nspa_wait_all(struct nspa_wait_args *args);
 
+/*
+ * nspa_obj_waiters - diagnostics: how many waits are queued on the object now.
+ *   Returns the count, or -EBADF. The value may be stale as soon as it is returned;
+ *   tests use it to know that a thread has started waiting.
+ */
+int nspa_obj_waiters(nspa_obj_t obj);
+
+/*
+ * nspa_check_namespace - diagnostics: verify the invariants of this process's
+ *   namespace (the lock can be taken and its journal is committed; every wait queue
+ *   is well linked and points at live waits of live thread slots; an object without
+ *   waiters is not left claimed; reference counts cover the handles of live
+ *   processes). Takes the namespace lock. Returns 0, or -EUCLEAN after printing the
+ *   first violations to stderr.
+ */
+int nspa_check_namespace(void);
+
 /* ---- Threads --------------------------------------------------------------------- */
 
 /*

@@ -127,6 +127,80 @@ static int proc_is_dead(struct ns_proc *p)
 static void thread_key_destructor(void *arg);
 static void at_exit(void);
 
+/* fork: the child is a new process of the namespace. Its handles are the parent's,
+ * duplicated into a process slot of its own on its first NSPA call (Unix fd
+ * semantics); its threads register anew. Nothing is locked across fork: the lock is
+ * in shared memory and the parent releases it as usual. */
+static struct ns *forked_ns;
+static void atfork_child(void)
+{
+    if (nspa_ns) {
+        forked_ns = nspa_ns;
+        nspa_ns = NULL;
+    }
+    nspa_self = NULL;
+}
+
+static uint32_t take_proc_slot(struct ns *ns)
+{
+    for (uint32_t i = 0; i < MAX_PROCS; i++)
+        if (!ns->procs[i].pid) return i;
+    return UINT32_MAX;
+}
+
+static void claim_proc_slot(struct ns *ns, uint32_t slot)
+{
+    struct ns_proc *p = &ns->procs[slot];
+    jset32(ns, &p->pid, (uint32_t)getpid());
+    jset64(ns, &p->start_time, proc_start_time(getpid()));
+    jset32(ns, &p->handles_hwm, 0);
+    jset32(ns, &p->free_handle, 0);
+    jset32(ns, &p->nhandles, 0);
+}
+
+static uint32_t *proc_handles(struct ns *ns, uint32_t slot)
+{
+    return (uint32_t *)(ns->base + ns->hdr->off_handles) + (size_t)slot * MAX_HANDLES;
+}
+
+/* In a fork child: take a slot and copy the parent's handle table, taking a
+ * reference per handle. Commits every few thousand handles so the journal stays
+ * small; a child killed half-way leaves a consistent, partly filled table. */
+static int reattach_after_fork(struct ns *ns)
+{
+    uint32_t parent = ns->proc;
+    uint32_t *old = proc_handles(ns, parent);
+    ns_lock(ns);
+    ns_sweep_dead(ns);
+    uint32_t slot = take_proc_slot(ns);
+    if (slot == UINT32_MAX) {
+        ns_unlock(ns);
+        return -1;
+    }
+    claim_proc_slot(ns, slot);
+    uint32_t *tab = proc_handles(ns, slot);
+    struct ns_proc *pp = &ns->procs[parent], *p = &ns->procs[slot];
+    uint32_t hwm = pp->handles_hwm;
+    for (uint32_t i = 0; i < hwm; i++) {
+        uint32_t v = old[i];
+        jset32(ns, &tab[i], v);
+        if (v && !(v & 0x80000000u)) {
+            jset32(ns, &ns->objs[v - 1].refs, ns->objs[v - 1].refs + 1);
+            jset32(ns, &p->nhandles, p->nhandles + 1);
+        }
+        jset32(ns, &p->handles_hwm, i + 1);
+        if ((i & 4095) == 4095) {
+            ns_unlock(ns);
+            ns_lock(ns);
+        }
+    }
+    jset32(ns, &p->free_handle, pp->free_handle);
+    ns->proc = slot;
+    ns->handles = tab;
+    ns_unlock(ns);
+    return 0;
+}
+
 /* Open or create the namespace file. Creation is atomic: the region is built in a
  * private temporary file and linked into place, so nobody sees a half-made one. */
 static int open_region(struct ns *ns, const char *name)
@@ -191,6 +265,17 @@ NSPA_HIDDEN struct ns *ns_attach(void)
     pthread_mutex_lock(&attach_lock);
     ns = nspa_ns;
     if (ns) goto out;
+    if (forked_ns) {
+        ns = forked_ns;
+        forked_ns = NULL;
+        if (reattach_after_fork(ns) < 0) {
+            fprintf(stderr, "nspa: namespace %s has no free process slot\n", ns->path);
+            ns = NULL;
+            goto out;
+        }
+        __atomic_store_n(&nspa_ns, ns, __ATOMIC_RELEASE);
+        goto out;
+    }
     if (!ns_name[0]) {
         const char *env = getenv("NSPA_NAMESPACE");
         snprintf(ns_name, sizeof(ns_name), "%s", env && valid_ns_name(env) ? env : "default");
@@ -205,6 +290,7 @@ NSPA_HIDDEN struct ns *ns_attach(void)
         goto out;
     }
     pthread_key_create(&thread_key, thread_key_destructor);
+    pthread_atfork(NULL, NULL, atfork_child);
     /* take a process slot */
     ns_lock(ns);
     if (ns->hdr->dead) {
@@ -218,9 +304,7 @@ NSPA_HIDDEN struct ns *ns_attach(void)
         }
     }
     ns_sweep_dead(ns);
-    uint32_t slot = UINT32_MAX;
-    for (uint32_t i = 0; i < MAX_PROCS; i++)
-        if (!ns->procs[i].pid) { slot = i; break; }
+    uint32_t slot = take_proc_slot(ns);
     if (slot == UINT32_MAX) {
         ns_unlock(ns);
         fprintf(stderr, "nspa: namespace %s has no free process slot\n", ns->path);
@@ -229,14 +313,9 @@ NSPA_HIDDEN struct ns *ns_attach(void)
         ns = NULL;
         goto out;
     }
-    struct ns_proc *p = &ns->procs[slot];
-    jset32(ns, &p->pid, (uint32_t)getpid());
-    jset64(ns, &p->start_time, proc_start_time(getpid()));
-    jset32(ns, &p->handles_hwm, 0);
-    jset32(ns, &p->free_handle, 0);
-    jset32(ns, &p->nhandles, 0);
+    claim_proc_slot(ns, slot);
     ns->proc = slot;
-    ns->handles = (uint32_t *)(ns->base + ns->hdr->off_handles) + (size_t)slot * MAX_HANDLES;
+    ns->handles = proc_handles(ns, slot);
     ns_unlock(ns);
     atexit(at_exit);
     __atomic_store_n(&nspa_ns, ns, __ATOMIC_RELEASE);
@@ -589,10 +668,11 @@ NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
 {
     for (uint32_t i = 0; i < MAX_PROCS; i++) {
         struct ns_proc *p = &ns->procs[i];
-        if (!p->pid || (nspa_ns && i == ns->proc && p->pid == (uint32_t)getpid()))
+        if (!p->pid || (ns->handles && i == ns->proc))
             continue;
-        if (ns->handles && i == ns->proc) continue;
-        if (!proc_is_dead(p)) continue;
+        /* a slot with our own pid that is not ours: left by our image before an
+         * exec (handles do not survive exec); else ask whether the pid lives */
+        if (p->pid != (uint32_t)getpid() && !proc_is_dead(p)) continue;
         for (uint32_t s = 0; s < MAX_THREADS; s++) {
             struct ns_thread *t = &ns->threads[s];
             if (!t->tid || t->proc != i) continue;

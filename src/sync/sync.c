@@ -233,7 +233,8 @@ NSPA_HIDDEN void ns_obj_unref(struct ns *ns, uint32_t idx)
 static int create_obj(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name,
                       nspa_obj_t *out)
 {
-    struct ns *ns = ns_get();
+    struct nspa_tls *me = self();      /* registers the thread: before the lock */
+    struct ns *ns = nspa_ns;
     size_t len = 0;
     if (name && !valid_obj_name(name, &len)) return -EINVAL;
     ns_lock(ns);
@@ -294,8 +295,8 @@ static int create_obj(int type, uint64_t word, uint32_t max, uint32_t ext, const
         }
     }
     if (ret == 0) ret = handle_alloc(ns, idx, out);
-    if (ret == 0 && type == NSPA_TYPE_MUTEX && (uint32_t)word && (uint32_t)word == self()->tid)
-        owned_add(self()->t, idx);   /* created owned by the caller: abandon at its exit */
+    if (ret == 0 && type == NSPA_TYPE_MUTEX && (uint32_t)word && (uint32_t)word == me->tid)
+        owned_add(me->t, idx);   /* created owned by the caller: abandon at its exit */
     if (ret < 0) {
         /* undo: the object was never visible */
         jset32(ns, &o->refs, 1);
@@ -401,6 +402,20 @@ NSPA_EXPORT int nspa_obj_type(nspa_obj_t h)
     uint32_t idx;
     int r = ns_handle_lookup(ns, h, &idx);
     return r ? r : ns->objs[idx].type;
+}
+
+NSPA_EXPORT int nspa_obj_waiters(nspa_obj_t h)
+{
+    struct ns *ns = ns_get();
+    uint32_t idx;
+    int r = ns_handle_lookup(ns, h, &idx);
+    if (r) return r;
+    ns_lock(ns);
+    int n = 0;
+    for (uint32_t e = ns->objs[idx].q_head; e; e = ns->threads[(e - 1) / WAIT_SLOTS].entries[(e - 1) % WAIT_SLOTS].next)
+        n++;
+    ns_unlock(ns);
+    return n;
 }
 
 /* ---- waking ------------------------------------------------------------------- */
@@ -594,17 +609,17 @@ NSPA_HIDDEN void sync_abandon_thread(struct ns *ns, uint32_t slot)
         struct ns_obj *o = &ns->objs[v - 1];
         if (o->type == NSPA_TYPE_MUTEX && mtx_owner(atomic_load(&o->word)) == tid)
             abandon(ns, v - 1);
-        atomic_store(&t->owned[i], 0);
     }
-    atomic_store(&t->nowned, 0);
     if (atomic_load(&t->owned_overflow)) {
         for (uint32_t i = 0; i < ns->hdr->obj_hwm; i++) {
             struct ns_obj *o = &ns->objs[i];
             if (o->type == NSPA_TYPE_MUTEX && mtx_owner(atomic_load(&o->word)) == tid)
                 abandon(ns, i);
         }
-        atomic_store(&t->owned_overflow, 0);
     }
+    /* owned[] is left as it is: this section may still be rolled back (if we die
+     * before the commit), and then the next cleaner needs it. The slot's next user
+     * resets it. */
 }
 
 /* ---- operations ---------------------------------------------------------------- */
@@ -663,6 +678,7 @@ NSPA_EXPORT int nspa_mutex_unlock(nspa_obj_t h, struct nspa_mutex_args *args)
             return 0;
         }
     }
+    int released = 0;
     ns_lock(ns);
     w = obj_claim(ns, idx);
     if (mtx_owner(w) != args->owner) r = -EPERM;
@@ -672,12 +688,15 @@ NSPA_EXPORT int nspa_mutex_unlock(nspa_obj_t h, struct nspa_mutex_args *args)
         if (c > 1) obj_store(ns, idx, mtx_word(ns, o, args->owner, c - 1, 0));
         else {
             obj_store(ns, idx, 0);
-            if (nspa_self) owned_remove(nspa_self->t, idx);
+            released = 1;
             sync_try_wake(ns, idx);
         }
     }
     obj_unclaim_if_idle(ns, idx);
     ns_unlock(ns);
+    /* only after the commit: if we died before it, the rollback gives the mutex back
+     * to us, and our owned[] entry must still be there for its abandonment */
+    if (released && nspa_self) owned_remove(nspa_self->t, idx);
     return r;
 }
 
@@ -1119,3 +1138,58 @@ again:
 
 NSPA_EXPORT int nspa_wait_any(struct nspa_wait_args *args) { return do_wait(args, 0); }
 NSPA_EXPORT int nspa_wait_all(struct nspa_wait_args *args) { return do_wait(args, 1); }
+
+/* ---- diagnostics ------------------------------------------------------------- */
+
+#define CHECKV(cond, ...) do { if (!(cond)) { if (bad++ < 10) { fprintf(stderr, "nspa check: " __VA_ARGS__); fputc('\n', stderr); } } } while (0)
+
+NSPA_EXPORT int nspa_check_namespace(void)
+{
+    struct ns *ns = ns_get();
+    int bad = 0;
+    ns_lock(ns);
+    struct ns_header *h = ns->hdr;
+    CHECKV(h->nwake == 0, "wake list not empty (%u)", h->nwake);
+    static uint32_t *refs_seen;
+    refs_seen = calloc(h->obj_hwm + 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < h->obj_hwm; i++) {
+        struct ns_obj *o = &ns->objs[i];
+        if (o->type == NSPA_TYPE_NONE) continue;
+        uint64_t w = atomic_load(&o->word);
+        uint32_t prev = 0, n = 0;
+        for (uint32_t e = o->q_head; e && n < MAX_THREADS * WAIT_SLOTS; e = entry_ptr(ns, e)->next, n++) {
+            uint32_t slot, k;
+            struct ns_thread *t = entry_thread(ns, e, &slot, &k);
+            CHECKV(entry_ptr(ns, e)->prev == prev, "object %u: queue back link broken", i);
+            CHECKV(t->tid && t->kind != WAIT_NONE, "object %u: queued entry of a thread not waiting (slot %u)", i, slot);
+            CHECKV(k < t->count + t->has_alert && t->objs[k] == i, "object %u: entry %u of slot %u names another object", i, k, slot);
+            refs_seen[i]++;
+            prev = e;
+        }
+        CHECKV(o->q_tail == prev, "object %u: queue tail wrong", i);
+        if (!o->q_head && o->type == NSPA_TYPE_MUTEX && ((w >> MTX_CNT_SHIFT) & MTX_CNT_MASK) == MTX_CNT_BIG) {
+        } else {
+            CHECKV(!(w & OBJ_CLAIMED) || o->q_head, "object %u: claimed with no waiters", i);
+        }
+        if (o->type == NSPA_TYPE_SEM) CHECKV((uint32_t)w <= o->max, "semaphore %u: count %u > max %u", i, (uint32_t)w, o->max);
+    }
+    for (uint32_t p = 0; p < MAX_PROCS; p++) {
+        struct ns_proc *pr = &ns->procs[p];
+        if (!pr->pid) continue;
+        uint32_t *tab = (uint32_t *)(ns->base + h->off_handles) + (size_t)p * MAX_HANDLES;
+        for (uint32_t k = 0; k < pr->handles_hwm; k++) {
+            uint32_t v = tab[k];
+            if (!v || (v & HFREE)) continue;
+            CHECKV(v - 1 < h->obj_hwm && ns->objs[v - 1].type != NSPA_TYPE_NONE, "process slot %u: handle %u names a free object", p, k);
+            if (v - 1 < h->obj_hwm) refs_seen[v - 1]++;
+        }
+    }
+    for (uint32_t i = 0; i < h->obj_hwm; i++) {
+        struct ns_obj *o = &ns->objs[i];
+        if (o->type == NSPA_TYPE_NONE) continue;
+        CHECKV(o->refs == refs_seen[i], "object %u: refs %u, found %u handles and waits", i, o->refs, refs_seen[i]);
+    }
+    free(refs_seen);
+    ns_unlock(ns);
+    return bad ? -EUCLEAN : 0;
+}

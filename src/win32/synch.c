@@ -95,7 +95,8 @@ static HANDLE create_event(LPCSTR name, BOOL manual, BOOL initial)
     struct nspa_event_args a = { manual ? 1 : 0, initial ? 1 : 0 };
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
-    return created(nspa_create_event(&a, name ? strip_local(name) : NULL, &h), h);
+    int r = nspa_create_event(&a, name ? strip_local(name) : NULL, &h);
+    return created(r, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventA(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCSTR name)
@@ -239,7 +240,8 @@ static HANDLE create_sem(LPCSTR name, LONG initial, LONG max)
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
     struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
-    return created(nspa_create_sem(&a, name ? strip_local(name) : NULL, &h), h);
+    int r = nspa_create_sem(&a, name ? strip_local(name) : NULL, &h);
+    return created(r, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name)

@@ -53,7 +53,20 @@ static void rec_destructor(void *arg)
     if (t && !t->exited) thread_finish(t, 0);
 }
 
-static void rec_key_init(void) { pthread_key_create(&rec_key, rec_destructor); }
+/* fork child: only the forking thread exists; its record (and every other) belongs
+ * to the parent. */
+static void rec_atfork_child(void)
+{
+    cur = NULL;
+    registry = NULL;
+    pthread_mutex_init(&registry_lock, NULL);
+}
+
+static void rec_key_init(void)
+{
+    pthread_key_create(&rec_key, rec_destructor);
+    pthread_atfork(NULL, NULL, rec_atfork_child);
+}
 
 static struct w32_thread *rec_new(void)
 {

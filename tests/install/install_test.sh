@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, then builds a Win32 C program against it
+# twice: with pkg-config nspa-win32 and with CMake's find_package(nspa); runs both.
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -1)
+export PKG_CONFIG_PATH=$libdir
+pkg-config --exists nspa nspa-win32
+test -f "$tmp/prefix/include/nspa/sync.h"
+test -f "$tmp/prefix/include/nspa/win32/windows.h"
+cc $(pkg-config --cflags nspa-win32) "$src/tests/install/hello_win32.c" -o "$tmp/hello" \
+   $(pkg-config --libs nspa-win32) -Wl,-rpath,"$(pkg-config --variable=libdir nspa)"
+NSPA_NAMESPACE=install-test-$$ "$tmp/hello"
+cmake -S "$src/tests/install" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+      -DCMAKE_BUILD_RPATH="$(pkg-config --variable=libdir nspa)" >/dev/null
+cmake --build "$tmp/consumer" >/dev/null
+NSPA_NAMESPACE=install-test-$$ "$tmp/consumer/hello_cmake"
+# only nspa_* and Win32 names are exported
+bad=$(nm -D --defined-only "$build/libnspa.so" | awk '{print $3}' | grep -v -E '^(nspa_|_init$|_fini$)' | grep -v -E '^[A-Z][A-Za-z0-9]+$' || true)
+if [ -n "$bad" ]; then echo "unexpected exported symbols:"; echo "$bad"; exit 1; fi
+echo "install: pkg-config and find_package consumers built and ran"
