@@ -30,8 +30,9 @@ ROUNDS=${ROUNDS:-5}
 MS=${MS:-1000}
 ZIGZAG_MS=${ZIGZAG_MS:-2000}
 IMPLS=${BENCH_SYNC_IMPLS:-nspa wine winpr limits}
-# contended_wait counts per implementation: each run ~0.3-1.5 s on the reference VM
-CW_NATIVE=${CW_NATIVE:-1000000}
+# contended_wait counts per implementation: msync's full 10M natively (0.2-1 s on the
+# reference VM, a few seconds when loaded), 20K under Wine (~1 s) scaled to 10M
+CW_NATIVE=${CW_NATIVE:-10000000}
 CW_WINE=${CW_WINE:-20000}
 # triples under strace -c
 SC_NATIVE=${SC_NATIVE:-100000}
@@ -225,7 +226,7 @@ for x in "${ratios[@]}"; do args+=(--ratio "$x"); done
 notes=(
   "Method: $ROUNDS interleaved rounds; in each, every implementation of every bench runs once (nspa, wine, winpr, then the limits). Timed benches run ${MS} ms (zigzag ${ZIGZAG_MS} ms) each and report per-operation figures. Same Win32 source (bench/sync/sync_bench.c) for nspa, wine (mingw-w64 .exe under stock Wine 8, wineserver sync) and winpr."
   "Must-show targets (issue 2): pingpong nspa/futex <= 1.3; zigzag nspa/futex >= 0.8; triple nspa/pthread_pair <= 4 (pthread_pair = one uncontended pthread_mutex_lock+unlock pair) and triple_syscalls nspa = 0; mutex nspa/pthread_pi >= 0.3; every nspa/wine ratio 10x better (<= 0.1 for time, >= 10 for throughput)."
-  "contended_wait is msync's 'contended wait' (10M acquisitions, 2 threads) run with fewer acquisitions and scaled to 10M: ${CW_NATIVE} for native implementations, ${CW_WINE} under Wine (its ~40-100 us server round trips would need minutes for 10M)."
+  "contended_wait is msync's 'contended wait' (10M acquisitions over 2 threads, wall time): native implementations run ${CW_NATIVE} acquisitions; under Wine only ${CW_WINE}, and that time is scaled to 10M (its ~40-100 us server round trips would need 10-30 minutes for 10M). Each sample line carries iters= and, when scaled, scaled_to=."
   "waitall: one round = a releaser thread posts 4 semaphores (max count 1), the main thread's WaitForMultipleObjects(bWaitAll=TRUE) takes them and acks with an auto-reset event; us per round."
   "winpr: WinPR 2.x has no auto-reset events (it logs 'auto-reset events not yet implemented' and returns a manual-reset one), so its build resets by hand after each wait of the strictly alternating hand-offs; its semaphores also ignore the maximum count. Its contended mutex is a plain pthread mutex."
   "triple_syscalls: strace -f -c total calls of K+N triples minus K triples of the same binary, divided by N (N=${SC_NATIVE} nspa, ${SC_WINPR} WinPR, ${SC_WINE} under Wine with one persistent wineserver, so Wine's figure counts the client only); one-off calls (a thread's first use, object creation) cancel out. pingpong_syscalls: all calls of a 500 ms ping-pong run under strace -f -c divided by its round trips (start-up included). triple_instructions: valgrind callgrind instructions of K+N minus K operations (N=10000), repeatable whatever the load; for pthread_pair and atomic_cas one op is one lock+unlock pair; callgrind counts user-space instructions only, so the kernel side of WinPR's 4 calls per triple is not in its figure."
