@@ -10,7 +10,9 @@ PREFIX  ?= /usr/local
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 GEN     := -G Ninja
 CMAKE   := cmake
-CTEST   := ctest --output-on-failure --no-tests=error -j$(JOBS)
+# Each test runs in a namespace of its own (NSPA_NAMESPACE=ctest-<name>); a run starts
+# by removing those a previous run (or an older NSPA) left in /dev/shm.
+CTEST   := rm -f /dev/shm/nspa-$$(id -u)-ctest-* && ctest --output-on-failure --no-tests=error -j$(JOBS)
 
 .PHONY: all deps test test-release test-asan test-tsan bench install clean
 

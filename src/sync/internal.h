@@ -37,7 +37,7 @@
 #include "common/export.h"
 
 #define NS_MAGIC        0x4e535041534e3031ull   /* "NSPASN01" */
-#define NS_VERSION      1
+#define NS_VERSION      2
 
 #define MAX_PROCS       256
 #define MAX_THREADS     4096
@@ -108,6 +108,13 @@ struct ns_thread {
     uint32_t prio;                      /* queue key: higher first */
     uint32_t has_alert;
     uint32_t pad1;
+    /* --- priority inheritance (under ns->lock; see pi.c) ---------------------------- */
+    uint32_t boost;                     /* key of the boost applied now; 0 = none */
+    uint32_t base_key;                  /* the thread's own key, valid while boosted */
+    int32_t  base_policy, base_prio, base_nice;   /* its own setting, saved at boost */
+    uint32_t base_flags;
+    int32_t  nt_prio;                   /* Win32 thread priority (-15..15) */
+    uint32_t nt_prio_set;
     uint32_t objs[WAIT_SLOTS];          /* object indices; [count] = alert */
     struct ns_wait_entry entries[WAIT_SLOTS];
     /* --- mutexes this thread acquired [owner] --------------------------------------- */
@@ -193,6 +200,15 @@ NSPA_HIDDEN void sync_try_wake(struct ns *ns, uint32_t idx);
 NSPA_HIDDEN void sync_cancel_wait(struct ns *ns, uint32_t slot);
 NSPA_HIDDEN void sync_abandon_thread(struct ns *ns, uint32_t slot);
 NSPA_HIDDEN int  ns_handle_lookup(struct ns *ns, nspa_obj_t h, uint32_t *idx);
+NSPA_HIDDEN uint32_t ns_tid_slot(struct ns *ns, uint32_t tid);
+
+/* priority inheritance (pi.c); lock held */
+NSPA_HIDDEN int  pi_enabled(void);
+NSPA_HIDDEN uint32_t pi_eff_key(const struct ns_thread *t);
+NSPA_HIDDEN void pi_update_owner_of(struct ns *ns, uint32_t obj_idx);
+NSPA_HIDDEN void pi_update_thread(struct ns *ns, uint32_t slot, int depth);
+NSPA_HIDDEN uint32_t pi_own_key(struct ns *ns, struct ns_thread *t, uint32_t current_key);
+NSPA_HIDDEN void pi_forget(struct ns *ns, uint32_t slot);
 
 static inline struct nspa_tls *self(void)
 {

@@ -212,9 +212,13 @@ static int open_region(struct ns *ns, const char *name)
         if (fd >= 0) {
             struct stat st;
             if (fstat(fd, &st) < 0 || st.st_uid != getuid() || (st.st_mode & 077) ||
-                !S_ISREG(st.st_mode) || (size_t)st.st_size != size) {
+                !S_ISREG(st.st_mode)) {
                 close(fd);
                 return -EACCES;
+            }
+            if ((size_t)st.st_size != size) {   /* made by another NSPA version */
+                close(fd);
+                return -EPROTO;
             }
             void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
             close(fd);
@@ -284,7 +288,11 @@ NSPA_HIDDEN struct ns *ns_attach(void)
     if (!ns) goto out;
     int r = open_region(ns, ns_name);
     if (r < 0) {
-        fprintf(stderr, "nspa: cannot open namespace %s: %s\n", ns->path, strerror(-r));
+        if (r == -EPROTO)
+            fprintf(stderr, "nspa: namespace %s was made by an incompatible NSPA version; "
+                    "remove it once no program uses it\n", ns->path);
+        else
+            fprintf(stderr, "nspa: cannot open namespace %s: %s\n", ns->path, strerror(-r));
         free(ns);
         ns = NULL;
         goto out;
@@ -384,9 +392,36 @@ static void recover(struct ns *ns)
     }
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Critical sections are short (a few hundred ns, plus at most the futex wakes of the
+ * waiters they grant), so a contender spins a little before it sleeps in the kernel's
+ * PI futex: sleeping there costs two context switches. The spin is bounded (~10 us). */
+#define LOCK_SPIN 256
+
 NSPA_HIDDEN void ns_lock(struct ns *ns)
 {
-    int r = pthread_mutex_lock(&ns->hdr->lock);
+    pthread_mutex_t *m = &ns->hdr->lock;
+    int r = pthread_mutex_trylock(m);
+    if (__builtin_expect(r == 0, 1))
+        return;
+    if (r == EBUSY) {
+        for (int i = 0; i < LOCK_SPIN; i++) {
+            cpu_relax();
+            if (__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 0) {
+                r = pthread_mutex_trylock(m);
+                if (r != EBUSY) break;
+            }
+        }
+        if (r == EBUSY) r = pthread_mutex_lock(m);
+    }
     if (__builtin_expect(r == 0, 1))
         return;
     if (r == EOWNERDEAD) {
@@ -486,7 +521,7 @@ NSPA_HIDDEN void obj_unclaim_if_idle(struct ns *ns, uint32_t idx)
 
 static uint32_t tid_hash(uint32_t tid) { return (tid * 2654435761u) % TID_BUCKETS; }
 
-static uint32_t tid_lookup(struct ns *ns, uint32_t tid)
+NSPA_HIDDEN uint32_t ns_tid_slot(struct ns *ns, uint32_t tid)
 {
     uint32_t s = ns->hdr->tid_buckets[tid_hash(tid)];
     while (s) {
@@ -517,6 +552,7 @@ static void release_thread_slot(struct ns *ns, uint32_t slot)
     if (t->kind != WAIT_NONE)
         sync_cancel_wait(ns, slot);
     sync_abandon_thread(ns, slot);
+    pi_forget(ns, slot);
     tid_remove(ns, slot);
     jset32(ns, &t->tid, 0);
 }
@@ -525,7 +561,7 @@ static void release_thread_slot(struct ns *ns, uint32_t slot)
  * mutexes). Returns 1 if it was dead, 0 if alive or unknown. Lock held. */
 NSPA_HIDDEN int ns_thread_dead_check(struct ns *ns, uint32_t tid)
 {
-    uint32_t slot = tid_lookup(ns, tid);
+    uint32_t slot = ns_tid_slot(ns, tid);
     if (slot == UINT32_MAX) return 0;
     struct ns_thread *t = &ns->threads[slot];
     int r = pthread_mutex_trylock(&t->alive);
@@ -548,7 +584,7 @@ NSPA_HIDDEN struct nspa_tls *ns_thread_register(void)
     uint32_t tid = (uint32_t)syscall(SYS_gettid);
     ns_lock(ns);
     /* a stale slot with our tid (a dead thread whose tid was reused): reclaim it */
-    uint32_t old = tid_lookup(ns, tid);
+    uint32_t old = ns_tid_slot(ns, tid);
     if (old != UINT32_MAX && !ns_thread_dead_check(ns, tid)) {
         /* cannot be alive: it has our tid. Force it out. */
         release_thread_slot(ns, old);
@@ -583,6 +619,9 @@ NSPA_HIDDEN struct nspa_tls *ns_thread_register(void)
     jset32(ns, &t->proc, ns->proc);
     jset32(ns, &t->kind, WAIT_NONE);
     jset32(ns, &t->result, 0);
+    jset32(ns, &t->boost, 0);
+    jset32(ns, (uint32_t *)&t->nt_prio, 0);
+    jset32(ns, &t->nt_prio_set, 0);
     atomic_store(&t->nowned, 0);
     atomic_store(&t->owned_overflow, 0);
     jset32(ns, &t->tid_next, ns->hdr->tid_buckets[tid_hash(tid)]);

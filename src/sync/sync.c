@@ -438,7 +438,7 @@ static void queue_insert(struct ns *ns, struct ns_obj *o, uint32_t e, uint32_t p
 {
     struct ns_wait_entry *ent = entry_ptr(ns, e);
     uint32_t after = o->q_tail;
-    while (after && ns->threads[(after - 1) / WAIT_SLOTS].prio < prio)
+    while (after && pi_eff_key(&ns->threads[(after - 1) / WAIT_SLOTS]) < prio)
         after = entry_ptr(ns, after)->prev;
     uint32_t before = after ? entry_ptr(ns, after)->next : o->q_head;
     jset32(ns, &ent->prev, after);
@@ -469,12 +469,13 @@ static void unregister_wait(struct ns *ns, uint32_t slot)
         uint32_t idx = t->objs[i];
         queue_remove(ns, &ns->objs[idx], entry_id(slot, i));
     }
+    jset32(ns, &t->kind, WAIT_NONE);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t idx = t->objs[i];
+        pi_update_owner_of(ns, idx);     /* its owner may have lost a boosting waiter */
         obj_unclaim_if_idle(ns, idx);
         ns_obj_unref(ns, idx);
     }
-    jset32(ns, &t->kind, WAIT_NONE);
 }
 
 NSPA_HIDDEN void sync_cancel_wait(struct ns *ns, uint32_t slot)
@@ -690,6 +691,8 @@ NSPA_EXPORT int nspa_mutex_unlock(nspa_obj_t h, struct nspa_mutex_args *args)
             obj_store(ns, idx, 0);
             released = 1;
             sync_try_wake(ns, idx);
+            /* we may have been boosted by this mutex's waiters */
+            if (pi_enabled() && nspa_self) pi_update_thread(ns, nspa_self->slot, 0);
         }
     }
     obj_unclaim_if_idle(ns, idx);
@@ -710,7 +713,10 @@ NSPA_EXPORT int nspa_mutex_kill(nspa_obj_t h, uint32_t owner)
     ns_lock(ns);
     uint64_t w = obj_claim(ns, idx);
     if (mtx_owner(w) != owner) r = -EPERM;
-    else abandon(ns, idx);
+    else {
+        abandon(ns, idx);
+        if (pi_enabled()) pi_update_thread(ns, ns_tid_slot(ns, owner), 0);
+    }
     obj_unclaim_if_idle(ns, idx);
     ns_unlock(ns);
     return r;
@@ -871,8 +877,24 @@ struct futex_waitv_ {
 
 /* The scheduling key of the calling thread: real-time priority above every
  * SCHED_OTHER thread. Read when the thread is about to block (the path sleeps anyway). */
+struct sched_attr_ {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t util_min, util_max;
+};
+
 static uint32_t current_prio(void)
 {
+    struct sched_attr_ a;
+    memset(&a, 0, sizeof(a));
+    if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) == 0) {
+        if (a.sched_policy == SCHED_FIFO || a.sched_policy == SCHED_RR)
+            return 100 + a.sched_priority;
+        return 0;
+    }
     int pol = sched_getscheduler(0);
     if (pol == SCHED_FIFO || pol == SCHED_RR) {
         struct sched_param sp;
@@ -1024,8 +1046,10 @@ slow:;
     struct futex_waitv_ wv[WAIT_SLOTS + 1];
     int ret;
 
-    uint32_t prio = UINT32_MAX;
-again:
+    /* A wait that may block needs its scheduling priority to queue itself (a system
+     * call): learn it before taking the lock rather than inside it. A zero-time poll
+     * never queues. */
+    uint32_t prio = args->timeout ? current_prio() : 0;
     ns_lock(ns);
     for (uint32_t i = 0; i < n; i++) {
         if (ns->objs[objs[i]].type == NSPA_TYPE_NONE) {   /* closed and freed meanwhile */
@@ -1052,20 +1076,14 @@ again:
             return -ETIMEDOUT;
         }
     }
-    if (prio == UINT32_MAX) {
-        /* about to block: learn our priority outside the lock (a system call), then
-         * look again */
-        for (uint32_t i = 0; i < n; i++) obj_unclaim_if_idle(ns, objs[i]);
-        ns_unlock(ns);
-        prio = current_prio();
-        goto again;
-    }
     /* register */
     jset32(ns, &t->kind, all ? WAIT_ALL : WAIT_ANY);
     jset32(ns, &t->count, count);
     jset32(ns, &t->has_alert, (uint32_t)has_alert);
     jset32(ns, &t->owner, owner);
+    prio = pi_own_key(ns, t, prio);
     jset32(ns, &t->prio, prio);
+    prio = pi_eff_key(t);
     jset32(ns, &t->result, 0);
     atomic_store_explicit(&t->wake, 0, memory_order_relaxed);
     for (uint32_t i = 0; i < n; i++) {
@@ -1073,6 +1091,8 @@ again:
         jset32(ns, &ns->objs[objs[i]].refs, ns->objs[objs[i]].refs + 1);
         queue_insert(ns, &ns->objs[objs[i]], entry_id(me->slot, i), prio);
     }
+    for (uint32_t i = 0; i < count; i++)
+        pi_update_owner_of(ns, objs[i]);   /* boost the owners of the mutexes we wait for */
     registered = 1;
     ns_unlock(ns);
 

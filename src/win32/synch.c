@@ -67,6 +67,24 @@ static DWORD name_from_w(LPCWSTR w, char *out, size_t cap)
     return 0;
 }
 
+/* kernel32 converts an A name into a MAX_PATH buffer of UTF-16 units, and a longer
+ * name fails with ERROR_FILENAME_EXCED_RANGE; W names get the same limit above. (A
+ * names are UTF-8 here.) Without this check a long A name reached nspa_create_*,
+ * whose -EINVAL mapped to ERROR_INVALID_HANDLE. */
+static int a_name_too_long(const char *n)
+{
+    size_t units = 0;
+    for (const unsigned char *p = (const unsigned char *)n; *p; p++) {
+        if ((*p & 0xC0) != 0x80) units++;   /* a lead byte: one unit ... */
+        if (*p >= 0xF0) units++;            /* ... two for a 4-byte sequence */
+        if (units > MAX_PATH) return 1;
+    }
+    return 0;
+}
+
+#define CHECK_A_NAME(name) do { if ((name) && a_name_too_long(name)) { \
+        SetLastError(ERROR_FILENAME_EXCED_RANGE); return NULL; } } while (0)
+
 static const char *strip_local(const char *n)
 {
     return strncmp(n, "Local\\", 6) == 0 ? n + 6 : n;
@@ -95,8 +113,9 @@ static HANDLE create_event(LPCSTR name, BOOL manual, BOOL initial)
     struct nspa_event_args a = { manual ? 1 : 0, initial ? 1 : 0 };
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
+    CHECK_A_NAME(name);
     int r = nspa_create_event(&a, name ? strip_local(name) : NULL, &h);
-    return created(r, h);
+    return created(r, h);   /* not created(f(&h), h): argument order is unspecified */
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventA(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCSTR name)
@@ -131,6 +150,7 @@ static HANDLE open_named(int type, LPCSTR name)
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
+    CHECK_A_NAME(name);
     nspa_obj_t h = 0;
     int r = nspa_open(type, strip_local(name), &h);
     if (r < 0) {
@@ -175,6 +195,7 @@ static HANDLE create_mutex(LPCSTR name, BOOL owner)
 {
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
+    CHECK_A_NAME(name);
     struct nspa_mutex_args a = { 0, 0 };
     if (owner) {
         a.owner = nspa_thread_id();
@@ -239,6 +260,7 @@ static HANDLE create_sem(LPCSTR name, LONG initial, LONG max)
     }
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
+    CHECK_A_NAME(name);
     struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
     int r = nspa_create_sem(&a, name ? strip_local(name) : NULL, &h);
     return created(r, h);
@@ -285,7 +307,9 @@ NSPA_EXPORT HANDLE WINAPI OpenSemaphoreW(DWORD access, BOOL inherit, LPCWSTR nam
 
 NSPA_EXPORT BOOL WINAPI ReleaseSemaphore(HANDLE h, LONG count, LPLONG prev)
 {
-    if (count < 0) return fail(ERROR_INVALID_PARAMETER);
+    /* NtReleaseSemaphore rejects a count <= 0 with STATUS_INVALID_PARAMETER; only the
+     * nspa_ (ntsync) layer allows 0 */
+    if (count <= 0) return fail(ERROR_INVALID_PARAMETER);
     uint32_t c = (uint32_t)count;
     int r = nspa_sem_release(H(h), &c);
     if (r) return fail(nspa_win32_error(r));
@@ -334,8 +358,27 @@ static uint64_t deadline(DWORD ms)
 }
 
 /* The pseudo handles are never signaled while the caller runs: waiting on them waits
- * for the timeout. */
+ * for the timeout. In a wait they stand for real objects: GetCurrentThread() for the
+ * calling thread's thread object, GetCurrentProcess() for a process object (an
+ * event nobody sets, made on first use), so that they also work in arrays. */
 static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
+
+static nspa_obj_t process_obj;
+
+static nspa_obj_t pseudo_obj(HANDLE h)
+{
+    if (h == GetCurrentThread()) return nspa__win32_current_thread_obj();
+    nspa_obj_t p = __atomic_load_n(&process_obj, __ATOMIC_ACQUIRE);
+    if (p) return p;
+    struct nspa_event_args a = { 1, 0 };
+    if (nspa_create_event(&a, NULL, &p) < 0) return 0;
+    nspa_obj_t expected = 0;
+    if (!__atomic_compare_exchange_n(&process_obj, &expected, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        nspa_close(p);
+        p = expected;
+    }
+    return p;
+}
 
 static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable)
 {
@@ -349,32 +392,29 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms
     }
     nspa_obj_t objs[MAXIMUM_WAIT_OBJECTS];
     DWORD n = 0;
-    for (DWORD i = 0; i < count; i++) {
-        if (is_pseudo(handles[i])) {
-            if (count == 1) {
-                objs[0] = 0;
-                break;
-            }
-            SetLastError(ERROR_INVALID_HANDLE);
-            return WAIT_FAILED;
-        }
-        objs[n++] = H(handles[i]);
-    }
+    for (DWORD i = 0; i < count; i++)
+        objs[n++] = is_pseudo(handles[i]) ? pseudo_obj(handles[i]) : H(handles[i]);
     struct nspa_wait_args a = {
         .timeout = deadline(ms), .objs = objs, .count = n, .owner = nspa_thread_id(),
     };
-    if (alertable) {
-        if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
-        a.alert = nspa__win32_apc_event();
-    }
-    int r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
-    if (r == 0 || r == -EOWNERDEAD) {
-        if (alertable && a.index == n) {
-            nspa__win32_run_apcs();
-            return WAIT_IO_COMPLETION;
+    /* Alertable: the thread's APC event is the alert. It is checked after the objects
+     * (a signaled object wins over queued APCs, as in NT, where the wait tests its
+     * objects before pending user APCs). QueueUserAPC sets it after queueing, so it
+     * is signaled while anything is queued; it can also be stale (set for APCs that
+     * an earlier wait already ran): then nothing runs and the wait goes on until its
+     * absolute deadline. */
+    if (alertable) a.alert = nspa__win32_apc_event();
+    int r;
+    for (;;) {
+        r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
+        if ((r == 0 || r == -EOWNERDEAD) && alertable && a.index == n) {
+            if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
+            continue;
         }
-        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + a.index;
+        break;
     }
+    if (r == 0 || r == -EOWNERDEAD)
+        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + a.index;
     if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
     SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE) : nspa_win32_error(r));
     if (r == -EINVAL) {
@@ -421,6 +461,12 @@ NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
 NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD ms, BOOL alertable)
 {
     int r;
+    /* Windows references both objects before it signals: a bad wait handle fails the
+     * call with nothing signaled */
+    if (!is_pseudo(wait) && nspa_obj_type(H(wait)) < 0) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return WAIT_FAILED;
+    }
     switch (nspa_obj_type(H(signal))) {
     case NSPA_TYPE_EVENT: r = nspa_event_set(H(signal), NULL); break;
     case NSPA_TYPE_MUTEX: {

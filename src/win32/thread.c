@@ -19,6 +19,7 @@
 #include "nspa/win32/windows.h"
 #include "common/export.h"
 #include "win32/win32_private.h"
+#include "sched/sched_internal.h"
 
 struct apc {
     struct apc *next;
@@ -37,6 +38,7 @@ struct w32_thread {
     LPTHREAD_START_ROUTINE start;
     void *param;
     int started, suspended, exited;
+    int handed;                         /* CreateThread is done with the record */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -143,12 +145,15 @@ static void *trampoline(void *arg)
     cur = t;
     pthread_setspecific(rec_key, t);
     uint32_t tid = nspa_thread_id();
+    rt_thread_start();
     nspa__thread_obj_set_tid(t->thread_obj, tid);
     pthread_mutex_lock(&t->lock);
     t->tid = tid;
     t->started = 1;
     pthread_cond_broadcast(&t->cond);
-    while (t->suspended)
+    /* wait until CreateThread has registered us (our record must not be freed
+     * under it) and, with CREATE_SUSPENDED, until ResumeThread */
+    while (!t->handed || t->suspended)
         pthread_cond_wait(&t->cond, &t->lock);
     pthread_mutex_unlock(&t->lock);
     DWORD code = t->start(t->param);
@@ -204,7 +209,13 @@ NSPA_EXPORT HANDLE WINAPI CreateThread(LPSECURITY_ATTRIBUTES sa, SIZE_T stack, L
     while (!t->started)
         pthread_cond_wait(&t->cond, &t->lock);
     uint32_t id = t->tid;
+    pthread_mutex_unlock(&t->lock);
+    /* The thread cannot finish (and free t) before 'handed' is set. The registry is
+     * not touched under t->lock: the lock order is registry_lock, then t->lock. */
     registry_add(t);
+    pthread_mutex_lock(&t->lock);
+    t->handed = 1;
+    pthread_cond_broadcast(&t->cond);
     pthread_mutex_unlock(&t->lock);
     if (tid) *tid = id;
     return (HANDLE)(uintptr_t)theirs;
@@ -271,15 +282,22 @@ NSPA_EXPORT DWORD WINAPI ResumeThread(HANDLE h)
 NSPA_EXPORT DWORD WINAPI GetCurrentThreadId(void) { return nspa_thread_id(); }
 NSPA_EXPORT DWORD WINAPI GetCurrentProcessId(void) { return (DWORD)getpid(); }
 
-NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out)
+NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void)
 {
     struct w32_thread *t = current();
     if (!t->thread_obj) {
-        int r = nspa__create_thread_obj(&t->thread_obj);
-        if (r) return r;
-        nspa__thread_obj_set_tid(t->thread_obj, t->tid);
+        nspa_obj_t h = 0;
+        if (nspa__create_thread_obj(&h)) return 0;
+        nspa__thread_obj_set_tid(h, t->tid);
+        t->thread_obj = h;
     }
-    return nspa_dup(t->thread_obj, out);
+    return t->thread_obj;
+}
+
+NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out)
+{
+    nspa_obj_t h = nspa__win32_current_thread_obj();
+    return h ? nspa_dup(h, out) : -ENOMEM;
 }
 
 /* ---- APCs ------------------------------------------------------------------------ */
@@ -355,8 +373,10 @@ NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)
     t->apc_tail = a;
     nspa_obj_t ev = apc_event_locked(t);
     pthread_mutex_unlock(&t->lock);
-    pthread_mutex_unlock(&registry_lock);
+    /* set the alert while the registry still pins the thread: once it is out, the
+     * thread may close its event and the handle value be reused */
     if (ev) nspa_event_set(ev, NULL);
+    pthread_mutex_unlock(&registry_lock);
     return 1;
 }
 
@@ -386,15 +406,19 @@ NSPA_EXPORT DWORD WINAPI SleepEx(DWORD ms, BOOL alertable)
         Sleep(ms);
         return 0;
     }
-    if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
-    struct nspa_wait_args a = {
-        .timeout = ms == INFINITE ? NSPA_TIMEOUT_INFINITE : (ms ? nspa_time_ns() + (uint64_t)ms * 1000000ull : 0),
-        .count = 0, .owner = nspa_thread_id(), .alert = nspa__win32_apc_event(),
-    };
-    int r = nspa_wait_any(&a);
-    if (r == 0 && a.index == 0) {
-        nspa__win32_run_apcs();
-        return WAIT_IO_COMPLETION;
+    /* the APC event is signaled while APCs are queued, and may be stale (set for APCs
+     * that an earlier wait already ran): then sleep on until the deadline */
+    uint64_t deadline = ms == INFINITE ? NSPA_TIMEOUT_INFINITE : (ms ? nspa_time_ns() + (uint64_t)ms * 1000000ull : 0);
+    for (;;) {
+        struct nspa_wait_args a = {
+            .timeout = deadline, .count = 0, .owner = nspa_thread_id(), .alert = nspa__win32_apc_event(),
+        };
+        int r = nspa_wait_any(&a);
+        if (r == 0 && a.index == 0) {
+            if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
+            continue;
+        }
+        break;
     }
     if (ms == 0) sched_yield();
     return 0;

@@ -12,6 +12,8 @@ NSPA_HIDDEN int nspa__win32_run_apcs(void);
 NSPA_HIDDEN nspa_obj_t nspa__win32_apc_event(void);
 /* A new real handle to the calling thread's thread object. */
 NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out);
+/* The calling thread's own thread object handle (kept by its record; do not close). */
+NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void);
 /* sync core internals used by the thread code */
 NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out);
 NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code);

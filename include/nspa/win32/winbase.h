@@ -130,6 +130,26 @@ HANDLE WINAPI GetCurrentThread(void);    /* pseudo handle (HANDLE)-2 */
 HANDLE WINAPI GetCurrentProcess(void);   /* pseudo handle (HANDLE)-1 */
 DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE thread, ULONG_PTR data);
 
+/* ---- priorities (nspa/sched.h: NT bands, and their Linux mapping in RT mode) ----- */
+#define IDLE_PRIORITY_CLASS            0x00000040u
+#define BELOW_NORMAL_PRIORITY_CLASS    0x00004000u
+#define NORMAL_PRIORITY_CLASS          0x00000020u
+#define ABOVE_NORMAL_PRIORITY_CLASS    0x00008000u
+#define HIGH_PRIORITY_CLASS            0x00000080u
+#define REALTIME_PRIORITY_CLASS        0x00000100u
+#define THREAD_PRIORITY_IDLE           (-15)
+#define THREAD_PRIORITY_LOWEST         (-2)
+#define THREAD_PRIORITY_BELOW_NORMAL   (-1)
+#define THREAD_PRIORITY_NORMAL         0
+#define THREAD_PRIORITY_ABOVE_NORMAL   1
+#define THREAD_PRIORITY_HIGHEST        2
+#define THREAD_PRIORITY_TIME_CRITICAL  15
+#define THREAD_PRIORITY_ERROR_RETURN   0x7fffffff
+BOOL  WINAPI SetPriorityClass(HANDLE process, DWORD priority_class);
+DWORD WINAPI GetPriorityClass(HANDLE process);
+BOOL  WINAPI SetThreadPriority(HANDLE thread, int priority);
+int   WINAPI GetThreadPriority(HANDLE thread);
+
 void  WINAPI Sleep(DWORD ms);
 DWORD WINAPI SleepEx(DWORD ms, BOOL alertable);
 BOOL  WINAPI SwitchToThread(void);

@@ -39,6 +39,7 @@
 #define ERROR_NO_MORE_ITEMS           259
 #define ERROR_INVALID_USER_BUFFER     1784
 #define ERROR_ARITHMETIC_OVERFLOW     534
+#define ERROR_GEN_FAILURE             31
 
 #define S_OK            ((HRESULT)0)
 #define S_FALSE         ((HRESULT)1)

@@ -1,0 +1,108 @@
+/* NSPA Win32 layer: user-mode locks (synchapi.h subset).
+ * CRITICAL_SECTION, SRW locks, condition variables, one-time initialisation and
+ * WaitOnAddress. Implemented natively in libnspa (src/locks/); see docs/locks.md. */
+#ifndef NSPA_WIN32_SYNCHAPI_LOCKS_H
+#define NSPA_WIN32_SYNCHAPI_LOCKS_H
+
+#include "windef.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef INFINITE
+#define INFINITE 0xFFFFFFFF
+#endif
+
+/* ---- CRITICAL_SECTION (the Windows x64 layout, 40 bytes) ----
+ * OwningThread holds the owner's thread id (the Linux tid, which is NSPA's thread id)
+ * and RecursionCount the recursion depth, for debuggers. LockCount is NSPA's futex word
+ * (0 = free), not the Windows -1-based counter. */
+typedef struct _RTL_CRITICAL_SECTION_DEBUG *PRTL_CRITICAL_SECTION_DEBUG;
+
+typedef struct _RTL_CRITICAL_SECTION {
+    PRTL_CRITICAL_SECTION_DEBUG DebugInfo;
+    LONG      LockCount;
+    LONG      RecursionCount;
+    HANDLE    OwningThread;
+    HANDLE    LockSemaphore;
+    ULONG_PTR SpinCount;
+} RTL_CRITICAL_SECTION, *PRTL_CRITICAL_SECTION;
+
+typedef RTL_CRITICAL_SECTION CRITICAL_SECTION, *PCRITICAL_SECTION, *LPCRITICAL_SECTION;
+
+#define RTL_CRITICAL_SECTION_FLAG_NO_DEBUG_INFO     0x01000000
+#define RTL_CRITICAL_SECTION_FLAG_DYNAMIC_SPIN      0x02000000
+#define RTL_CRITICAL_SECTION_FLAG_STATIC_INIT       0x04000000
+#define RTL_CRITICAL_SECTION_FLAG_RESOURCE_TYPE     0x08000000
+#define RTL_CRITICAL_SECTION_FLAG_FORCE_DEBUG_INFO  0x10000000
+#define RTL_CRITICAL_SECTION_ALL_FLAG_BITS          0xFF000000
+#define CRITICAL_SECTION_NO_DEBUG_INFO RTL_CRITICAL_SECTION_FLAG_NO_DEBUG_INFO
+
+void  WINAPI InitializeCriticalSection(LPCRITICAL_SECTION cs);
+BOOL  WINAPI InitializeCriticalSectionAndSpinCount(LPCRITICAL_SECTION cs, DWORD spin);
+BOOL  WINAPI InitializeCriticalSectionEx(LPCRITICAL_SECTION cs, DWORD spin, DWORD flags);
+void  WINAPI EnterCriticalSection(LPCRITICAL_SECTION cs);
+BOOL  WINAPI TryEnterCriticalSection(LPCRITICAL_SECTION cs);
+void  WINAPI LeaveCriticalSection(LPCRITICAL_SECTION cs);
+void  WINAPI DeleteCriticalSection(LPCRITICAL_SECTION cs);
+DWORD WINAPI SetCriticalSectionSpinCount(LPCRITICAL_SECTION cs, DWORD spin);
+
+/* ---- SRW locks ---- */
+typedef struct _RTL_SRWLOCK { PVOID Ptr; } RTL_SRWLOCK, SRWLOCK, *PSRWLOCK;
+#define RTL_SRWLOCK_INIT {0}
+#define SRWLOCK_INIT RTL_SRWLOCK_INIT
+
+void    WINAPI InitializeSRWLock(PSRWLOCK lock);
+void    WINAPI AcquireSRWLockExclusive(PSRWLOCK lock);
+void    WINAPI AcquireSRWLockShared(PSRWLOCK lock);
+void    WINAPI ReleaseSRWLockExclusive(PSRWLOCK lock);
+void    WINAPI ReleaseSRWLockShared(PSRWLOCK lock);
+BOOLEAN WINAPI TryAcquireSRWLockExclusive(PSRWLOCK lock);
+BOOLEAN WINAPI TryAcquireSRWLockShared(PSRWLOCK lock);
+
+/* ---- Condition variables ---- */
+typedef struct _RTL_CONDITION_VARIABLE { PVOID Ptr; } RTL_CONDITION_VARIABLE,
+    CONDITION_VARIABLE, *PCONDITION_VARIABLE;
+#define RTL_CONDITION_VARIABLE_INIT {0}
+#define CONDITION_VARIABLE_INIT RTL_CONDITION_VARIABLE_INIT
+#define RTL_CONDITION_VARIABLE_LOCKMODE_SHARED 0x1
+#define CONDITION_VARIABLE_LOCKMODE_SHARED RTL_CONDITION_VARIABLE_LOCKMODE_SHARED
+
+void WINAPI InitializeConditionVariable(PCONDITION_VARIABLE cv);
+BOOL WINAPI SleepConditionVariableCS(PCONDITION_VARIABLE cv, PCRITICAL_SECTION cs, DWORD ms);
+BOOL WINAPI SleepConditionVariableSRW(PCONDITION_VARIABLE cv, PSRWLOCK lock, DWORD ms,
+                                      ULONG flags);
+void WINAPI WakeConditionVariable(PCONDITION_VARIABLE cv);
+void WINAPI WakeAllConditionVariable(PCONDITION_VARIABLE cv);
+
+/* ---- One-time initialisation ---- */
+typedef union _RTL_RUN_ONCE { PVOID Ptr; } RTL_RUN_ONCE, *PRTL_RUN_ONCE;
+typedef RTL_RUN_ONCE INIT_ONCE, *PINIT_ONCE, *LPINIT_ONCE;
+#define RTL_RUN_ONCE_INIT {0}
+#define INIT_ONCE_STATIC_INIT RTL_RUN_ONCE_INIT
+#define RTL_RUN_ONCE_CHECK_ONLY     0x00000001
+#define RTL_RUN_ONCE_ASYNC          0x00000002
+#define RTL_RUN_ONCE_INIT_FAILED    0x00000004
+#define RTL_RUN_ONCE_CTX_RESERVED_BITS 2
+#define INIT_ONCE_CHECK_ONLY        RTL_RUN_ONCE_CHECK_ONLY
+#define INIT_ONCE_ASYNC             RTL_RUN_ONCE_ASYNC
+#define INIT_ONCE_INIT_FAILED       RTL_RUN_ONCE_INIT_FAILED
+#define INIT_ONCE_CTX_RESERVED_BITS RTL_RUN_ONCE_CTX_RESERVED_BITS
+
+typedef BOOL (CALLBACK *PINIT_ONCE_FN)(PINIT_ONCE once, PVOID param, PVOID *context);
+
+void WINAPI InitOnceInitialize(PINIT_ONCE once);
+BOOL WINAPI InitOnceExecuteOnce(PINIT_ONCE once, PINIT_ONCE_FN fn, PVOID param, LPVOID *context);
+BOOL WINAPI InitOnceBeginInitialize(LPINIT_ONCE once, DWORD flags, PBOOL pending, LPVOID *context);
+BOOL WINAPI InitOnceComplete(LPINIT_ONCE once, DWORD flags, LPVOID context);
+
+/* ---- Address waits ---- */
+BOOL WINAPI WaitOnAddress(volatile VOID *address, PVOID compare, SIZE_T size, DWORD ms);
+void WINAPI WakeByAddressSingle(PVOID address);
+void WINAPI WakeByAddressAll(PVOID address);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,121 @@
+/* Internal: the CRITICAL_SECTION fast paths, inlined into both the nspa_cs_* and the
+ * Win32 entry points (and into the condition variable code).
+ *
+ * lock_count is the futex word:
+ *   PI mode (mode bit 0):  0 free, else owner tid | FUTEX_WAITERS (kernel PI futex)
+ *   plain mode:           -1 free, -2 held, -3 held and somebody may sleep on it
+ * owner/recursion are written by the owner only; owner is read by other threads only to
+ * see whether *they* own the section, so a relaxed load suffices. */
+#ifndef NSPA_LOCKS_CS_IMPL_H
+#define NSPA_LOCKS_CS_IMPL_H
+#include "nspa/locks.h"
+#include "locks/futex.h"
+#include "rt/rt_internal.h"
+
+#define CS_FREE_PLAIN   (-1)
+#define CS_HELD_PLAIN   (-2)
+#define CS_WAITED_PLAIN (-3)
+#define CS_MODE_PI      1u
+
+NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid, int spin_ok);
+
+static inline _Atomic int32_t *cs_word(nspa_cs_t *cs) { return (_Atomic int32_t *)&cs->lock_count; }
+
+static inline uint32_t cs_owner_relaxed(const nspa_cs_t *cs)
+{
+    return (uint32_t)__atomic_load_n(&cs->owner, __ATOMIC_RELAXED);
+}
+
+static inline void cs_set_owned(nspa_cs_t *cs, uint32_t tid)
+{
+    __atomic_store_n(&cs->owner, (uintptr_t)tid, __ATOMIC_RELAXED);
+    cs->recursion = 1;
+}
+
+static inline void cs_enter_common(nspa_cs_t *cs, int spin_ok)
+{
+    uint32_t tid = nspa_self_tid();
+    int32_t exp;
+    if (cs->mode & CS_MODE_PI) {
+        exp = 0;
+        if (likely(atomic_compare_exchange_strong_explicit(cs_word(cs), &exp, (int32_t)tid,
+                                                           memory_order_acquire,
+                                                           memory_order_relaxed))) {
+            cs_set_owned(cs, tid);
+            return;
+        }
+        if (((uint32_t)exp & FUTEX_TID_MASK) == tid) {
+            cs->recursion++;
+            return;
+        }
+    } else {
+        exp = CS_FREE_PLAIN;
+        if (likely(atomic_compare_exchange_strong_explicit(cs_word(cs), &exp, CS_HELD_PLAIN,
+                                                           memory_order_acquire,
+                                                           memory_order_relaxed))) {
+            cs_set_owned(cs, tid);
+            return;
+        }
+        if (cs_owner_relaxed(cs) == tid) {
+            cs->recursion++;
+            return;
+        }
+    }
+    nspa_cs_enter_slow(cs, tid, spin_ok);
+}
+
+static inline void cs_enter_inline(nspa_cs_t *cs) { cs_enter_common(cs, 1); }
+
+static inline int cs_try_enter_inline(nspa_cs_t *cs)
+{
+    uint32_t tid = nspa_self_tid();
+    int32_t exp, want;
+    if (cs->mode & CS_MODE_PI) {
+        exp = 0;
+        want = (int32_t)tid;
+    } else {
+        exp = CS_FREE_PLAIN;
+        want = CS_HELD_PLAIN;
+    }
+    if (atomic_compare_exchange_strong_explicit(cs_word(cs), &exp, want, memory_order_acquire,
+                                                memory_order_relaxed)) {
+        cs_set_owned(cs, tid);
+        return 1;
+    }
+    if (cs_owner_relaxed(cs) == tid) {
+        cs->recursion++;
+        return 1;
+    }
+    return 0;
+}
+
+/* Releases the section completely (one level must remain: recursion == 1). */
+static inline void cs_release_inline(nspa_cs_t *cs)
+{
+    cs->recursion = 0;
+    if (cs->mode & CS_MODE_PI) {
+        int32_t exp = (int32_t)cs_owner_relaxed(cs);
+        __atomic_store_n(&cs->owner, (uintptr_t)0, __ATOMIC_RELAXED);
+        NSPA_TSAN_RELEASE(cs_word(cs));
+        if (likely(atomic_compare_exchange_strong_explicit(cs_word(cs), &exp, 0,
+                                                           memory_order_release,
+                                                           memory_order_relaxed)))
+            return;
+        nspa_futex(cs_word(cs), FUTEX_UNLOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
+    } else {
+        __atomic_store_n(&cs->owner, (uintptr_t)0, __ATOMIC_RELAXED);
+        if (unlikely(atomic_exchange_explicit(cs_word(cs), CS_FREE_PLAIN, memory_order_release)
+                     == CS_WAITED_PLAIN))
+            nspa_futex_wake(cs_word(cs), 1);
+    }
+}
+
+static inline void cs_leave_inline(nspa_cs_t *cs)
+{
+    if (cs->recursion > 1) {
+        cs->recursion--;
+        return;
+    }
+    cs_release_inline(cs);
+}
+#endif

@@ -1,0 +1,125 @@
+/* SRW locks: writer-preferring reader/writer lock on one 64-bit word (srw_impl.h).
+ * A bounded spin (256 by default) precedes sleeping; threads at real-time priority skip
+ * it, decided per thread from the RT cache. */
+#include "nspa/win32/windows.h"
+#include "locks/srw_impl.h"
+#include "rt/rt_internal.h"
+
+_Static_assert(sizeof(nspa_srw_t) == sizeof(SRWLOCK), "srw size");
+
+static _Atomic unsigned srw_spin = NSPA_SRW_DEFAULT_SPIN;
+
+static inline unsigned spin_budget(void)
+{
+    return nspa_rt_self_is_rt() ? 0 : atomic_load_explicit(&srw_spin, memory_order_relaxed);
+}
+
+static inline void *low_half(nspa_srw_t *l) { return (void *)&l->ptr; }
+static inline void *high_half(nspa_srw_t *l) { return (char *)&l->ptr + 4; }
+
+NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
+{
+    _Atomic uint64_t *w = srw_word(l);
+    unsigned spin = spin_budget();
+    int registered = 0;
+    uint64_t s = atomic_load_explicit(w, memory_order_relaxed);
+    for (;;) {
+        if (!(s & SRW_LOW)) {
+            uint64_t n = (s | SRW_WRITER) - (registered ? SRW_WWAIT_ONE : 0);
+            if (atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_acquire,
+                                                      memory_order_relaxed))
+                return;
+            continue;
+        }
+        if (!registered) {
+            /* announce ourselves: from now on new readers wait */
+            if (!atomic_compare_exchange_weak_explicit(w, &s, s + SRW_WWAIT_ONE,
+                                                       memory_order_relaxed, memory_order_relaxed))
+                continue;
+            registered = 1;
+            s += SRW_WWAIT_ONE;
+            continue;
+        }
+        if (spin) {
+            spin--;
+            nspa_cpu_relax();
+            s = atomic_load_explicit(w, memory_order_relaxed);
+            continue;
+        }
+        nspa_futex_wait(low_half(l), (uint32_t)s, NULL);
+        s = atomic_load_explicit(w, memory_order_relaxed);
+    }
+}
+
+NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l)
+{
+    _Atomic uint64_t *w = srw_word(l);
+    unsigned spin = spin_budget();
+    uint64_t s = atomic_load_explicit(w, memory_order_relaxed);
+    for (;;) {
+        if (!(s & (SRW_WRITER | SRW_WWAIT_MASK))) {
+            if (atomic_compare_exchange_weak_explicit(w, &s, s + SRW_READER, memory_order_acquire,
+                                                      memory_order_relaxed))
+                return;
+            continue;
+        }
+        if (spin) {
+            spin--;
+            nspa_cpu_relax();
+            s = atomic_load_explicit(w, memory_order_relaxed);
+            continue;
+        }
+        if (!(s & SRW_RSLEEP)) {
+            if (!atomic_compare_exchange_weak_explicit(w, &s, s | SRW_RSLEEP, memory_order_relaxed,
+                                                       memory_order_relaxed))
+                continue;
+            s |= SRW_RSLEEP;
+        }
+        nspa_futex_wait(high_half(l), (uint32_t)(s >> 32), NULL);
+        s = atomic_load_explicit(w, memory_order_relaxed);
+    }
+}
+
+/* The fast unlock failed: waiters exist. old is the state seen by the failed CAS. */
+NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l, uint64_t s)
+{
+    _Atomic uint64_t *w = srw_word(l);
+    uint64_t n;
+    do {
+        n = s & ~SRW_WRITER;
+        if (!(s & SRW_WWAIT_MASK))
+            n &= ~SRW_RSLEEP;
+    } while (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_release,
+                                                    memory_order_relaxed));
+    if (s & SRW_WWAIT_MASK)
+        nspa_futex_wake(low_half(l), 1);        /* hand over to the next writer */
+    else if (s & SRW_RSLEEP)
+        nspa_futex_wake(high_half(l), INT_MAX); /* let every reader in */
+}
+
+/* ---- nspa_* ---- */
+NSPA_EXPORT void nspa_srw_lock_exclusive(nspa_srw_t *l) { srw_lock_exclusive_inline(l); }
+NSPA_EXPORT void nspa_srw_lock_shared(nspa_srw_t *l) { srw_lock_shared_inline(l); }
+NSPA_EXPORT int nspa_srw_try_exclusive(nspa_srw_t *l) { return srw_try_exclusive_inline(l); }
+NSPA_EXPORT int nspa_srw_try_shared(nspa_srw_t *l) { return srw_try_shared_inline(l); }
+NSPA_EXPORT void nspa_srw_unlock_exclusive(nspa_srw_t *l) { srw_unlock_exclusive_inline(l); }
+NSPA_EXPORT void nspa_srw_unlock_shared(nspa_srw_t *l) { srw_unlock_shared_inline(l); }
+NSPA_EXPORT unsigned nspa_srw_set_spin(unsigned spin)
+{
+    return atomic_exchange_explicit(&srw_spin, spin, memory_order_relaxed);
+}
+
+/* ---- Win32 ---- */
+NSPA_EXPORT void WINAPI InitializeSRWLock(PSRWLOCK lock) { lock->Ptr = NULL; }
+NSPA_EXPORT void WINAPI AcquireSRWLockExclusive(PSRWLOCK lock) { srw_lock_exclusive_inline((nspa_srw_t *)lock); }
+NSPA_EXPORT void WINAPI AcquireSRWLockShared(PSRWLOCK lock) { srw_lock_shared_inline((nspa_srw_t *)lock); }
+NSPA_EXPORT void WINAPI ReleaseSRWLockExclusive(PSRWLOCK lock) { srw_unlock_exclusive_inline((nspa_srw_t *)lock); }
+NSPA_EXPORT void WINAPI ReleaseSRWLockShared(PSRWLOCK lock) { srw_unlock_shared_inline((nspa_srw_t *)lock); }
+NSPA_EXPORT BOOLEAN WINAPI TryAcquireSRWLockExclusive(PSRWLOCK lock)
+{
+    return (BOOLEAN)srw_try_exclusive_inline((nspa_srw_t *)lock);
+}
+NSPA_EXPORT BOOLEAN WINAPI TryAcquireSRWLockShared(PSRWLOCK lock)
+{
+    return (BOOLEAN)srw_try_shared_inline((nspa_srw_t *)lock);
+}

@@ -1,0 +1,19 @@
+/* The cached Linux thread id used as lock owner (CRITICAL_SECTION OwningThread, PI futex
+ * owner). A fork child resets the cache of its only thread. */
+#include <pthread.h>
+#include "locks/futex.h"
+
+__thread uint32_t nspa_locks_tid __attribute__((tls_model("initial-exec")));
+
+NSPA_HIDDEN uint32_t nspa_locks_tid_load(void)
+{
+    nspa_locks_tid = (uint32_t)syscall(SYS_gettid);
+    return nspa_locks_tid;
+}
+
+static void child_after_fork(void) { nspa_locks_tid = 0; }
+
+__attribute__((constructor)) static void tid_init(void)
+{
+    pthread_atfork(NULL, NULL, child_after_fork);
+}

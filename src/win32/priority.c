@@ -1,0 +1,60 @@
+/* Win32 priorities over nspa/sched.h: SetPriorityClass, GetPriorityClass,
+ * SetThreadPriority, GetThreadPriority. */
+#include <errno.h>
+#include "nspa/sched.h"
+#include "nspa/sync.h"
+#include "nspa/win32/windows.h"
+#include "common/export.h"
+#include "win32/win32_private.h"
+
+static BOOL fail(DWORD e)
+{
+    SetLastError(e);
+    return FALSE;
+}
+
+/* the thread id behind a thread handle (or the pseudo handle), 0 if none */
+static uint32_t thread_tid(HANDLE h)
+{
+    if (h == GetCurrentThread()) return nspa_thread_id();
+    uint32_t tid, ec;
+    int sig;
+    if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) return 0;
+    return sig ? 0 : tid;
+}
+
+NSPA_EXPORT BOOL WINAPI SetPriorityClass(HANDLE process, DWORD cls)
+{
+    if (process != GetCurrentProcess()) return fail(ERROR_INVALID_HANDLE);
+    return nspa_set_priority_class(cls) ? fail(ERROR_INVALID_PARAMETER) : TRUE;
+}
+
+NSPA_EXPORT DWORD WINAPI GetPriorityClass(HANDLE process)
+{
+    if (process != GetCurrentProcess()) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    return nspa_get_priority_class();
+}
+
+NSPA_EXPORT BOOL WINAPI SetThreadPriority(HANDLE thread, int prio)
+{
+    uint32_t tid = thread_tid(thread);
+    if (!tid) return fail(ERROR_INVALID_HANDLE);
+    int r = nspa_set_thread_priority(tid, prio);
+    if (r == -EINVAL) return fail(ERROR_INVALID_PARAMETER);
+    if (r) return fail(ERROR_INVALID_HANDLE);
+    return TRUE;
+}
+
+NSPA_EXPORT int WINAPI GetThreadPriority(HANDLE thread)
+{
+    uint32_t tid = thread_tid(thread);
+    int p = 0;
+    if (!tid || nspa_get_thread_priority(tid, &p)) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return THREAD_PRIORITY_ERROR_RETURN;
+    }
+    return p;
+}

@@ -1,0 +1,47 @@
+/* Helpers shared by the tests/win32_*.c tests (not a test itself). */
+#ifndef NSPA_WIN32_TESTUTIL_H
+#define NSPA_WIN32_TESTUTIL_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <windows.h>
+
+/* Syscall number of futex_waitv (the same on every Linux architecture): an NSPA wait
+ * that has registered itself and sleeps is inside it. */
+#define W32T_SYS_FUTEX_WAITV 449
+
+/* Is thread @tid of this process asleep in a registered NSPA wait right now? */
+static inline int w32t_in_wait(DWORD tid)
+{
+    char path[64], buf[128];
+    snprintf(path, sizeof(path), "/proc/self/task/%u/syscall", (unsigned)tid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int n = 0;
+    if (fgets(buf, sizeof(buf), f)) n = atoi(buf);
+    fclose(f);
+    /* the first field is the syscall number, or "running" */
+    return buf[0] >= '0' && buf[0] <= '9' && n == W32T_SYS_FUTEX_WAITV;
+}
+
+/* Wait (up to 10 s) until thread @tid sleeps in a registered wait, seen twice 2 ms
+ * apart. Returns 1, or 0 if it never did. Synchronisation only: nothing is timed. */
+static inline int w32t_wait_blocked(DWORD tid)
+{
+    for (int i = 0; i < 5000; i++) {
+        if (w32t_in_wait(tid)) {
+            Sleep(2);
+            if (w32t_in_wait(tid)) return 1;
+        }
+        Sleep(2);
+    }
+    fprintf(stderr, "thread %u never blocked in a wait\n", (unsigned)tid);
+    return 0;
+}
+
+/* Poll @cond (an expression) for up to 10 s. */
+#define W32T_EVENTUALLY(cond) ({ int ok_ = 0; \
+    for (int i_ = 0; i_ < 5000 && !(ok_ = !!(cond)); i_++) Sleep(2); ok_; })
+
+#endif
