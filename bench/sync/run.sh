@@ -55,6 +55,9 @@ say() { echo "sync: $*" | tee -a "$log"; }
   >>"$log" 2>&1 || say "warning: tools/deps.sh failed (see $log); running what is installed"
 
 have() { [[ " $IMPLS " == *" $1 "* ]]; }
+# NSPA's objects live in a per-user namespace; give the bench its own, away from any
+# other program or test run sharing the machine
+export NSPA_NAMESPACE=${NSPA_NAMESPACE:-nspa-bench-sync-$$}
 src=$here/sync_bench.c
 
 NSPA_BIN=$build/bench/nspa_sync_bench
