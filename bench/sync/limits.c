@@ -8,8 +8,10 @@
  *                            2 s) on raw futexes: round trips per 2 s (impl=futex)
  *   mutex    [ms=1000]       two threads contend on one pthread mutex, PI and plain:
  *                            acquisitions per second (impl=pthread_pi, impl=pthread)
- *   contended_wait [n=1e7]   msync's shape on pthread mutexes: n acquisitions over two
- *                            threads, seconds per 10M (impl=pthread_pi, impl=pthread)
+ *   contended_wait [n=1e7 [cap_ms=4000]]
+ *                            msync's shape on pthread mutexes: n acquisitions over two
+ *                            threads, seconds per 10M (impl=pthread_pi, impl=pthread);
+ *                            stopped at cap_ms and scaled, as sync_bench does
  *   triple   [ms=500]        the uncontended floor for the SetEvent+wait(0)+ResetEvent
  *                            triple: one pthread mutex lock+unlock pair (impl=pthread_pair)
  *                            and one atomic CAS acquire + store release (impl=atomic_cas),
@@ -205,12 +207,15 @@ static void *mutex_count(void *arg)
 {
     struct worker *w = arg;
     pthread_barrier_wait(&g_bar);
-    for (unsigned long i = 0; i < w->quota; i++) {
+    unsigned long i;
+    for (i = 0; i < w->quota; i++) {
+        if ((i & 255) == 0 && atomic_load_explicit(&g_stop, memory_order_relaxed))
+            break;   /* the wall-time cap */
         pthread_mutex_lock(&g_mtx);
         g_shared++;
         pthread_mutex_unlock(&g_mtx);
     }
-    w->ops = w->quota;
+    w->ops = i;
     return NULL;
 }
 
@@ -257,8 +262,9 @@ static void bench_mutex(int pi, double secs)
     atomic_store(&g_stop, 0);
 }
 
-static void bench_contended_wait(int pi, unsigned long n)
+static void bench_contended_wait(int pi, unsigned long n, double cap_s)
 {
+    atomic_store(&g_stop, 0);
     init_mutex(pi);
     g_shared = 0;
     pthread_barrier_init(&g_bar, NULL, 3);
@@ -269,16 +275,33 @@ static void bench_contended_wait(int pi, unsigned long n)
             die("pthread_create", EAGAIN);
     pthread_barrier_wait(&g_bar);
     double t0 = now_s();
-    pthread_join(t[0], NULL);
-    pthread_join(t[1], NULL);
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += (time_t)cap_s;
+    dl.tv_nsec += (long)((cap_s - (time_t)cap_s) * 1e9);
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    for (int i = 0; i < 2; i++) {
+        int e = pthread_timedjoin_np(t[i], NULL, &dl);
+        if (e == ETIMEDOUT) {
+            atomic_store(&g_stop, 1);
+            pthread_join(t[i], NULL);
+        } else if (e) {
+            die("pthread_timedjoin_np", e);
+        }
+    }
     double t1 = now_s();
-    if (g_shared != n)
+    unsigned long done = w[0].ops + w[1].ops;
+    if (g_shared != done || !done)
         die("lost update", EINVAL);
-    char extra[96];
-    snprintf(extra, sizeof extra, "iters=%lu measured_s=%.4f%s", n, t1 - t0,
-             n < 10000000ul ? " scaled_to=10000000" : "");
+    char extra[128];
+    snprintf(extra, sizeof extra, "iters=%lu measured_s=%.4f%s%s", done, t1 - t0,
+             done < 10000000ul ? " scaled_to=10000000" : "", done < n ? " capped=1" : "");
     result("contended_wait", pi ? "pthread_pi" : "pthread", "s_per_10M",
-           (t1 - t0) * (10000000.0 / n), "lower", extra);
+           (t1 - t0) * (10000000.0 / done), "lower", extra);
+    atomic_store(&g_stop, 0);
     pthread_mutex_destroy(&g_mtx);
     pthread_barrier_destroy(&g_bar);
 }
@@ -358,8 +381,9 @@ int main(int argc, char **argv)
         bench_mutex(0, arg > 0 ? arg / 1000 : 1.0);
     } else if (!strcmp(b, "contended_wait")) {
         unsigned long n = arg >= 2 ? (unsigned long)arg : 10000000ul;
-        bench_contended_wait(1, n);
-        bench_contended_wait(0, n);
+        double cap = argc > 3 && atof(argv[3]) > 0 ? atof(argv[3]) / 1000 : 4.0;
+        bench_contended_wait(1, n, cap);
+        bench_contended_wait(0, n, cap);
     } else if (!strcmp(b, "triple"))
         bench_triple(arg > 0 ? arg / 1000 : 0.5);
     else if (!strcmp(b, "triple_n") && argc > 3)   /* triple_n pthread_pair|atomic_cas n */

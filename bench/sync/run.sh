@@ -31,9 +31,11 @@ MS=${MS:-1000}
 ZIGZAG_MS=${ZIGZAG_MS:-2000}
 IMPLS=${BENCH_SYNC_IMPLS:-nspa wine winpr limits}
 # contended_wait counts per implementation: msync's full 10M natively (0.2-1 s on the
-# reference VM, a few seconds when loaded), 20K under Wine (~1 s) scaled to 10M
+# reference VM when the threads rarely overlap, far more when they truly contend), 20K
+# under Wine (~1 s); every run stops at CW_CAP_MS and is scaled to 10M from what it did
 CW_NATIVE=${CW_NATIVE:-10000000}
 CW_WINE=${CW_WINE:-20000}
+CW_CAP_MS=${CW_CAP_MS:-3000}
 # triples under strace -c
 SC_NATIVE=${SC_NATIVE:-100000}
 SC_WINPR=${SC_WINPR:-10000}     # 4 calls per triple: 40K traced calls already take seconds
@@ -125,11 +127,14 @@ run() {
   grep '^RESULT ' <<<"$o" >>"$samples"
 }
 
-win32() {  # win32 <bench> <arg-for-native> [arg-for-wine]
+win32() {  # win32 <bench> "<args for native>" ["<args for wine>"] (words split on spaces)
   local b=$1 a=$2 aw=${3:-$2}
-  [ -n "$NSPA_BIN" ] && run "nspa $b" "$NSPA_BIN" "$b" nspa "$a"
-  [ -n "$EXE" ] && run "wine $b" "$WINE" "$EXE" "$b" wine "$aw"
-  [ -n "$WINPR_BIN" ] && run "winpr $b" "$WINPR_BIN" "$b" winpr "$a"
+  # shellcheck disable=SC2086
+  [ -n "$NSPA_BIN" ] && run "nspa $b" "$NSPA_BIN" "$b" nspa $a
+  # shellcheck disable=SC2086
+  [ -n "$EXE" ] && run "wine $b" "$WINE" "$EXE" "$b" wine $aw
+  # shellcheck disable=SC2086
+  [ -n "$WINPR_BIN" ] && run "winpr $b" "$WINPR_BIN" "$b" winpr $a
   return 0
 }
 limits() { [ -n "$LIMITS_BIN" ] && run "limits $1" "$LIMITS_BIN" "$@"; return 0; }
@@ -139,7 +144,8 @@ for r in $(seq 1 "$ROUNDS"); do
   win32 pingpong "$MS";            limits pingpong "$MS"
   win32 zigzag "$ZIGZAG_MS";       limits zigzag "$ZIGZAG_MS"
   win32 mutex "$MS";               limits mutex "$MS"
-  win32 contended_wait "$CW_NATIVE" "$CW_WINE"; limits contended_wait "$CW_NATIVE"
+  win32 contended_wait "$CW_NATIVE $CW_CAP_MS" "$CW_WINE $CW_CAP_MS"
+  limits contended_wait "$CW_NATIVE" "$CW_CAP_MS"
   win32 waitall "$MS"
   win32 triple "$MS";              limits triple $((MS / 2))
 done
@@ -208,7 +214,6 @@ if command -v valgrind >/dev/null; then
   [ -n "$NSPA_BIN" ] && triple_instructions nspa 1000 10000 "$NSPA_BIN"
   [ -n "$WINPR_BIN" ] && triple_instructions winpr 1000 10000 "$WINPR_BIN"
   [ -n "$LIMITS_BIN" ] && triple_instructions pthread_pair 1000 10000 "$LIMITS_BIN"
-  [ -n "$LIMITS_BIN" ] && triple_instructions atomic_cas 1000 10000 "$LIMITS_BIN"
 else
   say "SKIP instruction counts: valgrind missing"
 fi
@@ -229,10 +234,10 @@ for x in "${ratios[@]}"; do args+=(--ratio "$x"); done
 notes=(
   "Method: $ROUNDS interleaved rounds; in each, every implementation of every bench runs once (nspa, wine, winpr, then the limits). Timed benches run ${MS} ms (zigzag ${ZIGZAG_MS} ms) each and report per-operation figures. Same Win32 source (bench/sync/sync_bench.c) for nspa, wine (mingw-w64 .exe under stock Wine 8, wineserver sync) and winpr."
   "Must-show targets (issue 2): pingpong nspa/futex <= 1.3; zigzag nspa/futex >= 0.8; triple nspa/pthread_pair <= 4 (pthread_pair = one uncontended pthread_mutex_lock+unlock pair) and triple_syscalls nspa = 0; mutex nspa/pthread_pi >= 0.3; every nspa/wine ratio 10x better (<= 0.1 for time, >= 10 for throughput)."
-  "contended_wait is msync's 'contended wait' (10M acquisitions over 2 threads, wall time): native implementations run ${CW_NATIVE} acquisitions; under Wine only ${CW_WINE}, and that time is scaled to 10M (its ~40-100 us server round trips would need 10-30 minutes for 10M). Each sample line carries iters= and, when scaled, scaled_to=."
+  "contended_wait is msync's 'contended wait' (10M acquisitions over 2 threads, wall time): native implementations run ${CW_NATIVE} acquisitions; under Wine only ${CW_WINE} (its ~40-100 us server round trips would need 10-30 minutes for 10M); any run still going after ${CW_CAP_MS} ms is stopped there. Fewer than 10M acquisitions are scaled to 10M; each sample line carries iters=, scaled_to= and capped=."
   "waitall: one round = a releaser thread posts 4 semaphores (max count 1), the main thread's WaitForMultipleObjects(bWaitAll=TRUE) takes them and acks with an auto-reset event; us per round."
   "winpr: WinPR 2.x has no auto-reset events (it logs 'auto-reset events not yet implemented' and returns a manual-reset one), so its build resets by hand after each wait of the strictly alternating hand-offs; its semaphores also ignore the maximum count. Its contended mutex is a plain pthread mutex."
-  "triple_syscalls: strace -f -c total calls of K+N triples minus K triples of the same binary, divided by N (N=${SC_NATIVE} nspa, ${SC_WINPR} WinPR, ${SC_WINE} under Wine with one persistent wineserver, so Wine's figure counts the client only); one-off calls (a thread's first use, object creation) cancel out. pingpong_syscalls: all calls of a 500 ms ping-pong run under strace -f -c divided by its round trips (start-up included). triple_instructions: valgrind callgrind instructions of K+N minus K operations (N=10000), repeatable whatever the load; for pthread_pair and atomic_cas one op is one lock+unlock pair; callgrind counts user-space instructions only, so the kernel side of WinPR's 4 calls per triple is not in its figure."
+  "triple_syscalls: strace -f -c total calls of K+N triples minus K triples of the same binary, divided by N (N=${SC_NATIVE} nspa, ${SC_WINPR} WinPR, ${SC_WINE} under Wine with one persistent wineserver, so Wine's figure counts the client only); one-off calls (a thread's first use, object creation) cancel out. pingpong_syscalls: all calls of a 500 ms ping-pong run under strace -f -c divided by its round trips (start-up included). triple_instructions: valgrind callgrind instructions of K+N minus K operations (N=10000), repeatable whatever the load; for pthread_pair one op is one lock+unlock pair; callgrind counts user-space instructions only, so the kernel side of WinPR's 4 calls per triple is not in its figure."
 )
 nargs=()
 for x in "${notes[@]}"; do nargs+=(--note "$x"); done
