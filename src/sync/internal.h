@@ -212,6 +212,8 @@ NSPA_HIDDEN void pi_update_thread(struct ns *ns, uint32_t slot, int depth);
 NSPA_HIDDEN uint32_t pi_own_key(struct ns *ns, struct ns_thread *t, uint32_t current_key);
 NSPA_HIDDEN void pi_forget(struct ns *ns, uint32_t slot);
 NSPA_HIDDEN void pi_apply_deferred(void);
+NSPA_HIDDEN int pi_deferred_pending(void);
+#define WAKE_BACKSTOP_NS 1000000000ull   /* see ns_unlock() */
 
 /* reaper.c: the per-process thread that notices the death of waiters boosting this
  * process's threads */

@@ -437,13 +437,44 @@ NSPA_HIDDEN void ns_lock(struct ns *ns)
     abort();
 }
 
+/* Unlock: commit, publish the grants (wake words set under the lock), release the
+ * lock, and only then make the FUTEX_WAKE system calls, so that nobody waits for the
+ * lock while its holder is in the kernel waking someone — in a ping-pong the woken
+ * thread wants the lock at once.
+ *
+ * If the waker dies between the unlock and its FUTEX_WAKE, a granted waiter that was
+ * already asleep has its wake word set but nobody to wake it: waiters therefore never
+ * sleep longer than WAKE_BACKSTOP_NS at a time and look at their wake word when they
+ * return (sync.c), which bounds that case to 1 s without taking any lock.
+ *
+ * With priority lowerings pending (pi.c) the wakes stay under the lock: a releasing
+ * owner must not lose its boost before the waiter it granted is runnable, and lowering
+ * must happen under the lock. */
+#define UNLOCKED_WAKES 64
+
 NSPA_HIDDEN void ns_unlock(struct ns *ns)
 {
-    __atomic_store_n(&ns->hdr->journal_len, 0, __ATOMIC_RELEASE);   /* commit */
-    if (ns->hdr->nwake)
+    struct ns_header *h = ns->hdr;
+    __atomic_store_n(&h->journal_len, 0, __ATOMIC_RELEASE);   /* commit */
+    uint32_t n = h->nwake;
+    if (n && (n > UNLOCKED_WAKES || pi_deferred_pending())) {
         do_wakes(ns);
-    pi_apply_deferred();   /* priority lowerings, after the wakes (pi.c) */
-    pthread_mutex_unlock(&ns->hdr->lock);
+        pi_apply_deferred();   /* priority lowerings, after the wakes (pi.c) */
+        pthread_mutex_unlock(&h->lock);
+        return;
+    }
+    uint32_t local[UNLOCKED_WAKES];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t w = h->wake[i];
+        local[i] = w;
+        if (!(w & WAKE_POKE))
+            atomic_store_explicit(&ns->threads[w].wake, 1, memory_order_release);
+    }
+    h->nwake = 0;
+    pi_apply_deferred();
+    pthread_mutex_unlock(&h->lock);
+    for (uint32_t i = 0; i < n; i++)
+        futex_wake(&ns->threads[local[i] & ~WAKE_POKE].wake, 1);
 }
 
 static inline void jlog(struct ns *ns, void *p, uint64_t old, uint64_t flags)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include "sync/internal.h"
 #include "sched/sched_internal.h"
+#include "rt/rt_internal.h"
 
 #define PI_MAX_DEPTH 64
 
@@ -100,6 +101,8 @@ static void cancel_deferred(uint32_t tid)
     for (int i = 0; i < pi_ndeferred; i++)
         if (pi_deferred[i].tid == tid) pi_deferred[i] = pi_deferred[--pi_ndeferred];
 }
+
+NSPA_HIDDEN int pi_deferred_pending(void) { return pi_ndeferred != 0; }
 
 NSPA_HIDDEN void pi_apply_deferred(void)
 {
@@ -262,8 +265,9 @@ static void requeue(struct ns *ns, uint32_t slot)
  */
 NSPA_EXPORT int nspa_thread_set_sched(uint32_t tid, int policy, int prio, int nice)
 {
-    struct ns *ns = nspa_ns ? nspa_ns : ns_attach();
-    if (!tid) tid = self()->tid;
+    uint32_t me = self()->tid;   /* registers the caller: before the lock */
+    struct ns *ns = nspa_ns;
+    if (!tid) tid = me;
     struct sched_attr_pi a = { .sched_policy = (uint32_t)policy, .sched_priority = (uint32_t)prio,
                                .sched_nice = nice };
     ns_lock(ns);
@@ -290,6 +294,7 @@ NSPA_EXPORT int nspa_thread_set_sched(uint32_t tid, int policy, int prio, int ni
     } else {
         if (set_attr(tid, &a) != 0) r = -errno;
     }
+    if (!r && tid == me) nspa_rt_thread_load();   /* the cached key follows */
     if (t && !r) {
         uint32_t key = attr_key(&a);
         if (t->kind != WAIT_NONE && t->prio != key) {

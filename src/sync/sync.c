@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <linux/futex.h>
 #include "sync/internal.h"
+#include "rt/rt_internal.h"
 
 #define HFREE 0x80000000u        /* handle table: free-list link marker */
 
@@ -888,21 +889,23 @@ struct sched_attr_ {
     uint32_t util_min, util_max;
 };
 
+/* The calling thread's key: 100 + its real-time priority, or 0. It is read from the
+ * kernel at most every 50 ms (one thread-local cache shared with the locks, nspa/rt.h);
+ * NSPA's own priority calls and nspa_thread_rt_refresh() update it at once, a change
+ * made behind NSPA's back (pthread_setschedparam) is seen within 50 ms. */
+static __thread uint64_t prio_checked;
+
 static uint32_t current_prio(void)
 {
-    struct sched_attr_ a;
-    memset(&a, 0, sizeof(a));
-    if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) == 0) {
-        if (a.sched_policy == SCHED_FIFO || a.sched_policy == SCHED_RR)
-            return 100 + a.sched_priority;
-        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    if (nspa_rt_thread_state < 0 || now - prio_checked > 50) {
+        nspa_rt_thread_load();
+        prio_checked = now;
     }
-    int pol = sched_getscheduler(0);
-    if (pol == SCHED_FIFO || pol == SCHED_RR) {
-        struct sched_param sp;
-        if (sched_getparam(0, &sp) == 0) return 100 + (uint32_t)sp.sched_priority;
-    }
-    return 0;
+    int st = nspa_rt_thread_state;
+    return st > 0 ? 100 + (uint32_t)st : 0;
 }
 
 static int wait_result(struct nspa_wait_args *args, uint32_t res)
@@ -982,6 +985,91 @@ static uint32_t check_owners(struct ns *ns, const uint32_t *objs, uint32_t n, st
     return nw;
 }
 
+#define FAST_MISS 1
+/* Mutexes only: a contended acquisition spins this many rounds before it queues (a
+ * hand-off through the kernel costs two context switches; the holder usually lets go
+ * within a microsecond). Real-time threads do not spin; neither does anyone while
+ * waiters are queued (the object is claimed), so queue order is never bypassed. */
+#define MUTEX_SPIN 200
+
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* The fast path of a one-object wait: one compare-and-swap on an unclaimed object.
+ * Returns 0 / -EOWNERDEAD / -ETIMEDOUT when it decided, FAST_MISS when the slow path
+ * must run (claimed object, must block, or a count that lives under the lock). */
+static int wait_one_fast(struct ns *ns, uint32_t idx, uint32_t owner, uint64_t timeout)
+{
+    struct ns_obj *o = &ns->objs[idx];
+    uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
+    int spins = 0;
+    while (!(w & OBJ_CLAIMED)) {
+        uint64_t nw;
+        int ab = 0;
+        switch (o->type) {
+        case NSPA_TYPE_SEM:
+            if (!(uint32_t)w) goto unsignaled;
+            nw = w - 1;
+            break;
+        case NSPA_TYPE_EVENT:
+            if (!(w & EVT_SIGNALED)) goto unsignaled;
+            nw = (w & EVT_MANUAL) ? w : (w & ~EVT_SIGNALED);
+            break;
+        case NSPA_TYPE_MUTEX: {
+            uint32_t ow = mtx_owner(w);
+            uint32_t c = ow ? (uint32_t)(w >> MTX_CNT_SHIFT) & MTX_CNT_MASK : 0;
+            if (ow && ow != owner) goto unsignaled;
+            if (c + 1 >= MTX_CNT_BIG) return FAST_MISS;
+            ab = (w & MTX_ABANDONED) != 0;
+            nw = ((uint64_t)(c + 1) << MTX_CNT_SHIFT) | owner;
+            if (!c) owned_add(self()->t, idx);   /* before the CAS: see owned_add */
+            break;
+        }
+        case NSPA_TYPE_THREAD:
+            if (!(w & EVT_SIGNALED)) goto unsignaled;
+            nw = w;
+            break;
+        default:
+            return -EBADF;
+        }
+        if (nw == w || atomic_compare_exchange_weak_explicit(&o->word, &w, nw, memory_order_acq_rel,
+                                                             memory_order_acquire))
+            return ab ? -EOWNERDEAD : 0;
+        continue;
+    unsignaled:
+        if (timeout == 0) return -ETIMEDOUT;
+        if (o->type != NSPA_TYPE_MUTEX || spins++ >= MUTEX_SPIN || nspa_rt_self_is_rt())
+            return FAST_MISS;
+        spin_pause();
+        w = atomic_load_explicit(&o->word, memory_order_acquire);
+    }
+    return FAST_MISS;
+}
+
+static int do_wait(struct nspa_wait_args *args, int all);
+
+/* One object, no alert: the common WaitForSingleObject. */
+static inline int do_wait_one(struct nspa_wait_args *args, int all)
+{
+    struct ns *ns = nspa_ns;
+    uint32_t idx;
+    if (__builtin_expect(ns != NULL, 1) && args->owner && !args->flags && !args->pad &&
+        ns_handle_lookup(ns, args->objs[0], &idx) == 0) {
+        int r = wait_one_fast(ns, idx, args->owner, args->timeout);
+        if (r != FAST_MISS) {
+            args->index = 0;
+            return r;
+        }
+    }
+    return do_wait(args, all);
+}
+
 static int do_wait(struct nspa_wait_args *args, int all)
 {
     if (!args) return -EFAULT;
@@ -1009,38 +1097,7 @@ static int do_wait(struct nspa_wait_args *args, int all)
     }
     uint32_t owner = args->owner;
 
-    /* Fast path: one object, no alert, unclaimed and signaled (or a zero-time poll). */
-    if (count == 1 && !has_alert) {
-        struct ns_obj *o = &ns->objs[objs[0]];
-        uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
-        while (!(w & OBJ_CLAIMED)) {
-            if (!signaled_for(o, w, owner)) {
-                if (args->timeout == 0) return -ETIMEDOUT;
-                break;
-            }
-            uint64_t nw;
-            int ab = 0;
-            switch (o->type) {
-            case NSPA_TYPE_SEM: nw = w - 1; break;
-            case NSPA_TYPE_EVENT: nw = (w & EVT_MANUAL) ? w : (w & ~EVT_SIGNALED); break;
-            case NSPA_TYPE_MUTEX: {
-                uint32_t c = mtx_owner(w) ? (uint32_t)(w >> MTX_CNT_SHIFT) & MTX_CNT_MASK : 0;
-                if (c + 1 >= MTX_CNT_BIG) goto slow;
-                ab = (w & MTX_ABANDONED) != 0;
-                nw = ((uint64_t)(c + 1) << MTX_CNT_SHIFT) | owner;
-                if (!c) owned_add(me->t, objs[0]);   /* before the CAS: see owned_add */
-                break;
-            }
-            default: nw = w; break;
-            }
-            if (nw == w || atomic_compare_exchange_weak_explicit(&o->word, &w, nw, memory_order_acq_rel,
-                                                                 memory_order_acquire)) {
-                args->index = 0;
-                return ab ? -EOWNERDEAD : 0;
-            }
-        }
-    }
-slow:;
+    /* the single-object fast path ran in do_wait_one() already */
     struct ns_thread *t = me->t;
     uint32_t n = count + has_alert;
     uint32_t res = 0;
@@ -1103,23 +1160,33 @@ slow:;
     registered = 1;
     ns_unlock(ns);
 
-    struct timespec ts, *tsp = NULL;
-    if (timeout != NSPA_TIMEOUT_INFINITE) {
-        ts.tv_sec = (time_t)(timeout / 1000000000ull);
-        ts.tv_nsec = (long)(timeout % 1000000000ull);
-        tsp = &ts;
-    }
+    struct timespec ts;
     for (;;) {
+        /* sleep until the timeout, but never more than WAKE_BACKSTOP_NS at a time: a
+         * waker that died between its unlock and its FUTEX_WAKE (ns_unlock) has left
+         * our wake word set; we find it on return */
+        struct timespec nowts;
+        clock_gettime(clk, &nowts);
+        uint64_t until = (uint64_t)nowts.tv_sec * 1000000000ull + (uint64_t)nowts.tv_nsec + WAKE_BACKSTOP_NS;
+        int real_deadline = 0;
+        if (timeout != NSPA_TIMEOUT_INFINITE && timeout <= until) {
+            until = timeout;
+            real_deadline = 1;
+        }
+        ts.tv_sec = (time_t)(until / 1000000000ull);
+        ts.tv_nsec = (long)(until % 1000000000ull);
         wv[0].val = 0;
         wv[0].uaddr = (uint64_t)(uintptr_t)&t->wake;
         wv[0].flags = FUTEX2_SIZE_U32_;
         wv[0].reserved = 0;
-        long r = syscall(SYS_futex_waitv, wv, 1 + nwatch, 0, tsp, clk);
+        long r = syscall(SYS_futex_waitv, wv, 1 + nwatch, 0, &ts, clk);
         int err = r < 0 ? errno : 0;
         if (atomic_load_explicit(&t->wake, memory_order_acquire)) {
             res = t->result;
             break;
         }
+        if (err == ETIMEDOUT && !real_deadline)
+            continue;   /* the backstop, not our timeout: sleep on */
         if (r < 0 && err == ENOSYS) {
             /* kernels before 5.16: own word only, and re-check owners every 50 ms */
             struct timespec step;
@@ -1163,8 +1230,17 @@ slow:;
     return ret;
 }
 
-NSPA_EXPORT int nspa_wait_any(struct nspa_wait_args *args) { return do_wait(args, 0); }
-NSPA_EXPORT int nspa_wait_all(struct nspa_wait_args *args) { return do_wait(args, 1); }
+NSPA_EXPORT int nspa_wait_any(struct nspa_wait_args *args)
+{
+    if (args && args->count == 1 && !args->alert && args->objs) return do_wait_one(args, 0);
+    return do_wait(args, 0);
+}
+
+NSPA_EXPORT int nspa_wait_all(struct nspa_wait_args *args)
+{
+    if (args && args->count == 1 && !args->alert && args->objs) return do_wait_one(args, 1);
+    return do_wait(args, 1);
+}
 
 /* ---- diagnostics ------------------------------------------------------------- */
 
