@@ -727,12 +727,15 @@ NSPA_EXPORT int nspa_mutex_kill(nspa_obj_t h, uint32_t owner)
 
 enum { EV_SET, EV_RESET, EV_PULSE };
 
-static int event_op(nspa_obj_t h, uint32_t *prev, int op)
+static __attribute__((noinline)) int event_op_slow(struct ns *ns, uint32_t idx, uint32_t *prev, int op);
+
+/* The fast path is kept small (the slow path, with its locals, is out of line). */
+static inline int event_op(nspa_obj_t h, uint32_t *prev, int op)
 {
     struct ns *ns = ns_get();
     uint32_t idx;
     int r = lookup_typed(ns, h, NSPA_TYPE_EVENT, &idx);
-    if (r) return r;
+    if (__builtin_expect(r != 0, 0)) return r;
     struct ns_obj *o = &ns->objs[idx];
     uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
     while (!(w & OBJ_CLAIMED)) {
@@ -744,6 +747,13 @@ static int event_op(nspa_obj_t h, uint32_t *prev, int op)
             return 0;
         }
     }
+    return event_op_slow(ns, idx, prev, op);
+}
+
+static __attribute__((noinline)) int event_op_slow(struct ns *ns, uint32_t idx, uint32_t *prev, int op)
+{
+    struct ns_obj *o = &ns->objs[idx];
+    uint64_t w;
     ns_lock(ns);
     w = obj_claim(ns, idx);
     if (prev) *prev = (uint32_t)(w & EVT_SIGNALED);
@@ -1052,7 +1062,7 @@ static int wait_one_fast(struct ns *ns, uint32_t idx, uint32_t owner, uint64_t t
     return FAST_MISS;
 }
 
-static int do_wait(struct nspa_wait_args *args, int all);
+static __attribute__((noinline)) int do_wait(struct nspa_wait_args *args, int all);
 
 /* One object, no alert: the common WaitForSingleObject. */
 static inline int do_wait_one(struct nspa_wait_args *args, int all)
@@ -1228,6 +1238,21 @@ static int do_wait(struct nspa_wait_args *args, int all)
     if (!res) return -ETIMEDOUT;
     ret = wait_result(args, res);
     return ret;
+}
+
+/* internal: WaitForSingleObject's path — the fast path without building a request */
+NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout);
+NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
+{
+    struct ns *ns = nspa_ns;
+    struct nspa_tls *me = nspa_self;
+    uint32_t idx;
+    if (__builtin_expect(ns && me, 1) && ns_handle_lookup(ns, h, &idx) == 0) {
+        int r = wait_one_fast(ns, idx, me->tid, timeout);
+        if (r != FAST_MISS) return r;
+    }
+    struct nspa_wait_args a = { .timeout = timeout, .objs = &h, .count = 1, .owner = self()->tid };
+    return do_wait(&a, 0);
 }
 
 NSPA_EXPORT int nspa_wait_any(struct nspa_wait_args *args)

@@ -446,9 +446,7 @@ NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
 {
     /* the common case, kept short: no alert, one object */
     if (!is_pseudo(h)) {
-        nspa_obj_t o = H(h);
-        struct nspa_wait_args a = { .timeout = deadline(ms), .objs = &o, .count = 1, .owner = nspa_thread_id() };
-        int r = nspa_wait_any(&a);
+        int r = nspa__wait_single(H(h), deadline(ms));
         if (r == 0) return WAIT_OBJECT_0;
         if (r == -EOWNERDEAD) return WAIT_ABANDONED_0;
         if (r == -ETIMEDOUT) return WAIT_TIMEOUT;

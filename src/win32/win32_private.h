@@ -20,4 +20,5 @@ NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code);
 NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled);
 NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid);
 NSPA_HIDDEN void nspa__thread_unregister(void);
+NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout);
 #endif
