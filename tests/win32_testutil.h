@@ -7,8 +7,9 @@
 #include <time.h>
 #include <windows.h>
 
-/* Syscall number of futex_waitv (the same on every Linux architecture): an NSPA wait
- * that has registered itself and sleeps is inside it. */
+/* An NSPA wait that has registered itself sleeps in futex_waitv (449 on every Linux
+ * architecture) when it watches mutex owners, else in futex (SYS_futex). */
+#include <sys/syscall.h>
 #define W32T_SYS_FUTEX_WAITV 449
 
 /* Is thread @tid of this process asleep in a registered NSPA wait right now? */
@@ -22,7 +23,7 @@ static inline int w32t_in_wait(DWORD tid)
     if (fgets(buf, sizeof(buf), f)) n = atoi(buf);
     fclose(f);
     /* the first field is the syscall number, or "running" */
-    return buf[0] >= '0' && buf[0] <= '9' && n == W32T_SYS_FUTEX_WAITV;
+    return buf[0] >= '0' && buf[0] <= '9' && (n == W32T_SYS_FUTEX_WAITV || n == SYS_futex);
 }
 
 /* Wait (up to 10 s) until thread @tid sleeps in a registered wait, seen twice 2 ms
