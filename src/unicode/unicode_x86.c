@@ -393,7 +393,9 @@ static TGT uint32_t hash_avx512(const uint16_t *s, size_t n, int ci, uint32_t h)
         __m512i d = _mm512_add_epi32(
             _mm512_mullo_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)), p0),
             _mm512_mullo_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)), p1));
-        h = h * nspa_x65599_pw[len] + (uint32_t)_mm512_reduce_add_epi32(d);
+        /* (not _mm512_reduce_add_epi32: GCC's version adds as signed int, which UBSan flags) */
+        h = h * nspa_x65599_pw[len] +
+            hsum32_avx2(_mm256_add_epi32(_mm512_castsi512_si256(d), _mm512_extracti64x4_epi64(d, 1)));
     }
     return h;
 }
