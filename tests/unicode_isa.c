@@ -19,7 +19,8 @@ int main(int argc, char **argv)
     if (!getenv("NSPA_UNICODE_ISA")) CHECK_EQ(nspa_unicode_get_isa(), best);
 #ifdef __x86_64__
     __builtin_cpu_init();
-    int want = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? NSPA_UNICODE_ISA_AVX512
+    int want = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") ? NSPA_UNICODE_ISA_AVX512
              : __builtin_cpu_supports("avx2") ? NSPA_UNICODE_ISA_AVX2 : NSPA_UNICODE_ISA_SSE2;
     CHECK_EQ(best, want);
 #else

@@ -8,7 +8,7 @@
 uint32_t nspa_x65599_pw[65];
 uint32_t nspa_x65599_pdesc[64];
 
-static _Atomic(const struct nspa_unicode_ops *) cur_ops = &nspa_unicode_scalar_ops;
+const struct nspa_unicode_ops *_Atomic nspa_unicode_cur_ops = &nspa_unicode_scalar_ops;
 static atomic_int cur_isa = NSPA_UNICODE_ISA_SCALAR;
 
 static int isa_supported(enum nspa_unicode_isa isa)
@@ -20,7 +20,8 @@ static int isa_supported(enum nspa_unicode_isa isa)
     case NSPA_UNICODE_ISA_AVX2:   return __builtin_cpu_supports("avx2");
     case NSPA_UNICODE_ISA_AVX512:
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2");
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi2") &&
+               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
 #endif
     default: return 0;
     }
@@ -48,7 +49,7 @@ NSPA_EXPORT enum nspa_unicode_isa nspa_unicode_best_isa(void)
 NSPA_EXPORT int nspa_unicode_set_isa(enum nspa_unicode_isa isa)
 {
     if ((unsigned)isa > NSPA_UNICODE_ISA_AVX512 || !isa_supported(isa)) return -1;
-    atomic_store(&cur_ops, ops_for(isa));
+    atomic_store(&nspa_unicode_cur_ops, ops_for(isa));
     atomic_store(&cur_isa, (int)isa);
     return 0;
 }
@@ -86,11 +87,6 @@ __attribute__((constructor)) static void nspa_unicode_init(void)
     nspa_unicode_set_isa(isa);
 }
 
-const struct nspa_unicode_ops *nspa_unicode_ops_get(void)
-{
-    return atomic_load_explicit(&cur_ops, memory_order_relaxed);
-}
-
 NSPA_EXPORT size_t nspa_utf8_to_utf16(const char *src, size_t srclen, uint16_t *dst,
                                       size_t dstlen, unsigned *status)
 {
@@ -116,10 +112,7 @@ NSPA_EXPORT uint16_t nspa_upcase(uint16_t c) { return nspa_up(c); }
 NSPA_EXPORT long nspa_compare_utf16(const uint16_t *a, size_t na, const uint16_t *b,
                                     size_t nb, int ignore_case)
 {
-    size_t n = na < nb ? na : nb;
-    long r = n ? nspa_unicode_ops_get()->compare(a, b, n, ignore_case != 0) : 0;
-    if (r) return r;
-    return na >= nb ? (long)(na - nb) : -(long)(nb - na);
+    return nspa_compare_body(a, na, b, nb, ignore_case);
 }
 
 NSPA_EXPORT int nspa_equal_utf16(const uint16_t *a, size_t na, const uint16_t *b, size_t nb,

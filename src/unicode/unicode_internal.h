@@ -24,7 +24,22 @@ NSPA_HIDDEN extern const struct nspa_unicode_ops nspa_unicode_sse2_ops;
 NSPA_HIDDEN extern const struct nspa_unicode_ops nspa_unicode_avx2_ops;
 NSPA_HIDDEN extern const struct nspa_unicode_ops nspa_unicode_avx512_ops;
 #endif
-NSPA_HIDDEN const struct nspa_unicode_ops *nspa_unicode_ops_get(void);
+NSPA_HIDDEN extern const struct nspa_unicode_ops *_Atomic nspa_unicode_cur_ops;
+
+static inline __attribute__((always_inline)) const struct nspa_unicode_ops *nspa_unicode_ops_get(void)
+{
+    return __atomic_load_n(&nspa_unicode_cur_ops, __ATOMIC_RELAXED);
+}
+
+/* the bodies of nspa_compare_utf16 / nspa_hash_utf16, for the Win32 entry points */
+static inline __attribute__((always_inline))
+long nspa_compare_body(const uint16_t *a, size_t na, const uint16_t *b, size_t nb, int ci)
+{
+    size_t n = na < nb ? na : nb;
+    long r = n ? nspa_unicode_ops_get()->compare(a, b, n, ci != 0) : 0;
+    if (r) return r;
+    return na >= nb ? (long)(na - nb) : -(long)(nb - na);
+}
 
 /* powers of 65599 modulo 2^32: pw[k] = P^k (k <= 64); pdesc[j] = P^(63 - j) for j < 64 */
 NSPA_HIDDEN extern uint32_t nspa_x65599_pw[65];
@@ -175,6 +190,7 @@ long nspa_cmp_tail(const uint16_t *a, const uint16_t *b, size_t i, size_t n, int
 {
     if (ci) {
         for (; i < n; i++) {
+            if (a[i] == b[i]) continue;
             long d = (long)nspa_up(a[i]) - (long)nspa_up(b[i]);
             if (d) return d;
         }

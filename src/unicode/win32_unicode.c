@@ -81,7 +81,7 @@ NSPA_EXPORT int WINAPI CompareStringOrdinal(LPCWSTR s1, int n1, LPCWSTR s2, int 
     }
     size_t l1 = n1 < 0 ? wcslen16(s1) : (size_t)n1;
     size_t l2 = n2 < 0 ? wcslen16(s2) : (size_t)n2;
-    long r = nspa_compare_utf16(s1, l1, s2, l2, ci != 0);
+    long r = nspa_compare_body(s1, l1, s2, l2, ci);
     return r < 0 ? CSTR_LESS_THAN : r > 0 ? CSTR_GREATER_THAN : CSTR_EQUAL;
 }
 
@@ -133,22 +133,22 @@ NSPA_EXPORT WCHAR NTAPI RtlUpcaseUnicodeChar(WCHAR c) { return nspa_up(c); }
 NSPA_EXPORT LONG NTAPI RtlCompareUnicodeStrings(const WCHAR *s1, SIZE_T l1, const WCHAR *s2,
                                                 SIZE_T l2, BOOLEAN ci)
 {
-    return (LONG)nspa_compare_utf16(s1, l1, s2, l2, ci);
+    return (LONG)nspa_compare_body(s1, l1, s2, l2, ci);
 }
 
 NSPA_EXPORT LONG NTAPI RtlCompareUnicodeString(PCUNICODE_STRING s1, PCUNICODE_STRING s2,
                                                BOOLEAN ci)
 {
-    return (LONG)nspa_compare_utf16(s1->Buffer, s1->Length / sizeof(WCHAR), s2->Buffer,
-                                    s2->Length / sizeof(WCHAR), ci);
+    return (LONG)nspa_compare_body(s1->Buffer, s1->Length / sizeof(WCHAR), s2->Buffer,
+                                   s2->Length / sizeof(WCHAR), ci);
 }
 
 NSPA_EXPORT BOOLEAN NTAPI RtlEqualUnicodeString(PCUNICODE_STRING s1, PCUNICODE_STRING s2,
                                                 BOOLEAN ci)
 {
     if (s1->Length != s2->Length) return FALSE;
-    return (BOOLEAN)nspa_equal_utf16(s1->Buffer, s1->Length / sizeof(WCHAR), s2->Buffer,
-                                     s2->Length / sizeof(WCHAR), ci);
+    size_t n = s1->Length / sizeof(WCHAR);
+    return !n || !nspa_unicode_ops_get()->compare(s1->Buffer, s2->Buffer, n, ci != 0);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI RtlHashUnicodeString(PCUNICODE_STRING s, BOOLEAN ci, ULONG alg,
@@ -157,6 +157,7 @@ NSPA_EXPORT NTSTATUS NTAPI RtlHashUnicodeString(PCUNICODE_STRING s, BOOLEAN ci, 
     if (!s || !hash) return STATUS_INVALID_PARAMETER;
     if (alg != HASH_STRING_ALGORITHM_DEFAULT && alg != HASH_STRING_ALGORITHM_X65599)
         return STATUS_INVALID_PARAMETER;
-    *hash = nspa_hash_utf16(s->Buffer, s->Length / sizeof(WCHAR), ci);
+    size_t n = s->Length / sizeof(WCHAR);
+    *hash = n ? nspa_unicode_ops_get()->hash(s->Buffer, n, ci != 0, 0) : 0;
     return STATUS_SUCCESS;
 }
