@@ -303,6 +303,10 @@ int main(int argc, char **argv)
     for (;;) {
         for (int j = 0; j < 256; j++) one_input(rn(MAXLEN + 1), rn(PAD));
         if (max_inputs ? inputs >= max_inputs : now() - t0 >= seconds) break;
+        if (max_inputs && inputs % 1000000 < 256) {   /* progress, so a cut-short run still counts */
+            printf("progress: %llu inputs, %llu differences\n", inputs, failures);
+            fflush(stdout);
+        }
         if (failures > 100) break;
     }
     printf("difftest: %llu inputs (%llu in the length x alignment sweep), %llu differences, seed 0x%llx\n",

@@ -8,7 +8,7 @@
 uint32_t nspa_x65599_pw[65];
 uint32_t nspa_x65599_pdesc[64];
 
-const struct nspa_unicode_ops *_Atomic nspa_unicode_cur_ops = &nspa_unicode_scalar_ops;
+const struct nspa_unicode_ops *nspa_unicode_cur_ops = &nspa_unicode_scalar_ops;
 static atomic_int cur_isa = NSPA_UNICODE_ISA_SCALAR;
 
 static int isa_supported(enum nspa_unicode_isa isa)
@@ -49,7 +49,7 @@ NSPA_EXPORT enum nspa_unicode_isa nspa_unicode_best_isa(void)
 NSPA_EXPORT int nspa_unicode_set_isa(enum nspa_unicode_isa isa)
 {
     if ((unsigned)isa > NSPA_UNICODE_ISA_AVX512 || !isa_supported(isa)) return -1;
-    atomic_store(&nspa_unicode_cur_ops, ops_for(isa));
+    __atomic_store_n(&nspa_unicode_cur_ops, ops_for(isa), __ATOMIC_RELEASE);
     atomic_store(&cur_isa, (int)isa);
     return 0;
 }

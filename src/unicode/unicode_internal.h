@@ -24,7 +24,7 @@ NSPA_HIDDEN extern const struct nspa_unicode_ops nspa_unicode_sse2_ops;
 NSPA_HIDDEN extern const struct nspa_unicode_ops nspa_unicode_avx2_ops;
 NSPA_HIDDEN extern const struct nspa_unicode_ops nspa_unicode_avx512_ops;
 #endif
-NSPA_HIDDEN extern const struct nspa_unicode_ops *_Atomic nspa_unicode_cur_ops;
+NSPA_HIDDEN extern const struct nspa_unicode_ops *nspa_unicode_cur_ops; /* __atomic_* access only */
 
 static inline __attribute__((always_inline)) const struct nspa_unicode_ops *nspa_unicode_ops_get(void)
 {

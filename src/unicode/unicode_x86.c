@@ -300,22 +300,11 @@ const struct nspa_unicode_ops nspa_unicode_avx2_ops = {
 #define FN(x) x##_avx512
 #define U8W 64
 #define U16W 64
-static TGT inline uint64_t u8_mask_avx512(const uint8_t *s)
-{
-    return _mm512_movepi8_mask(_mm512_loadu_si512((const void *)s));
-}
 static TGT inline void u8_widen_avx512(const uint8_t *s, uint16_t *d)
 {
     __m256i a = _mm256_loadu_si256((const __m256i *)s), b = _mm256_loadu_si256((const __m256i *)(s + 32));
     _mm512_storeu_si512((void *)d, _mm512_cvtepu8_epi16(a));
     _mm512_storeu_si512((void *)(d + 32), _mm512_cvtepu8_epi16(b));
-}
-static TGT inline void u8_widen_prefix_avx512(const uint8_t *s, uint16_t *d, size_t k)
-{
-    __m256i a = _mm256_loadu_si256((const __m256i *)s), b = _mm256_loadu_si256((const __m256i *)(s + 32));
-    uint64_t m = (1ull << k) - 1;   /* k < 64 */
-    _mm512_mask_storeu_epi16((void *)d, (__mmask32)m, _mm512_cvtepu8_epi16(a));
-    _mm512_mask_storeu_epi16((void *)(d + 32), (__mmask32)(m >> 32), _mm512_cvtepu8_epi16(b));
 }
 static TGT inline uint64_t u16_mask_avx512(const uint16_t *s)
 {
@@ -329,20 +318,6 @@ static TGT inline void u16_narrow_avx512(const uint16_t *s, uint8_t *d)
     _mm256_storeu_si256((__m256i *)d, _mm512_cvtepi16_epi8(_mm512_loadu_si512((const void *)s)));
     _mm256_storeu_si256((__m256i *)(d + 32), _mm512_cvtepi16_epi8(_mm512_loadu_si512((const void *)(s + 32))));
 }
-static TGT inline void u16_narrow_prefix_avx512(const uint16_t *s, uint8_t *d, size_t k)
-{
-    uint64_t m = (1ull << k) - 1;
-    _mm256_mask_storeu_epi8((void *)d, (__mmask32)m,
-                            _mm512_cvtepi16_epi8(_mm512_loadu_si512((const void *)s)));
-    _mm256_mask_storeu_epi8((void *)(d + 32), (__mmask32)(m >> 32),
-                            _mm512_cvtepi16_epi8(_mm512_loadu_si512((const void *)(s + 32))));
-}
-#define u8_mask u8_mask_avx512
-#define u8_widen u8_widen_avx512
-#define u8_widen_prefix u8_widen_prefix_avx512
-#define u16_mask u16_mask_avx512
-#define u16_narrow u16_narrow_avx512
-#define u16_narrow_prefix u16_narrow_prefix_avx512
 /* UTF-8 validation of a 64-byte block that starts on a character boundary, by the
  * three-nibble-lookup method (Keiser & Lemire, "Validating UTF-8 in less than one
  * instruction per byte", 2021): each error class is a bit; a byte pair is invalid when
