@@ -179,9 +179,11 @@ static void check_u8(const uint8_t *src, size_t n, size_t dalign)
     /* output capacity: exact, short (truncation) or roomy; one per input */
     unsigned pick = rn(4);
     size_t cap = pick == 0 && wn ? rn((unsigned)wn) : pick == 1 ? wn + 5 : wn;
-    static uint16_t exp[MAXLEN * 2 + 8];
-    unsigned est;
-    size_t er = ref_utf8_to_utf16(src, n, exp, cap, &est);
+    static uint16_t exp_short[MAXLEN * 2 + 8];
+    const uint16_t *exp = want;
+    unsigned est = wst;
+    size_t er = wn;
+    if (cap < wn) { er = ref_utf8_to_utf16(src, n, exp_short, cap, &est); exp = exp_short; }
     for (int k = 0; k < nisa; k++) {
         nspa_unicode_set_isa(isas[k]);
         size_t q = nspa_utf8_to_utf16((const char *)src, n, NULL, 0, &st);
@@ -207,9 +209,11 @@ static void check_u16(const uint16_t *src, size_t n, size_t dalign)
     size_t wn = ref_utf16_to_utf8(src, n, want, sizeof want, &wst);
     unsigned pick = rn(4);
     size_t cap = pick == 0 && wn ? rn((unsigned)wn) : pick == 1 ? wn + 5 : wn;
-    static uint8_t exp[MAXLEN * 4 + 8];
-    unsigned est;
-    size_t er = ref_utf16_to_utf8(src, n, exp, cap, &est);
+    static uint8_t exp_short[MAXLEN * 4 + 8];
+    const uint8_t *exp = want;
+    unsigned est = wst;
+    size_t er = wn;
+    if (cap < wn) { er = ref_utf16_to_utf8(src, n, exp_short, cap, &est); exp = exp_short; }
     for (int k = 0; k < nisa; k++) {
         nspa_unicode_set_isa(isas[k]);
         size_t q = nspa_utf16_to_utf8(src, n, NULL, 0, &st);
