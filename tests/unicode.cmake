@@ -9,10 +9,12 @@ foreach(t unicode_upcase_table unicode_difftest)
   target_compile_definitions(${t} PRIVATE NSPA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endforeach()
 
-# The libFuzzer target (clang only): build/<tree>/unicode_fuzz [corpus] -max_len=4096.
+# The libFuzzer target (clang only, plain tree, built on request because it needs
+# libclang-rt-*-dev): cmake --build <tree> --target unicode_fuzz;
+# <tree>/unicode_fuzz [corpus] -max_len=4096.
 # With gcc the same entry point runs under a small driver for 3 s (unicode_fuzz_replay).
-if(CMAKE_C_COMPILER_ID MATCHES "Clang")
-  add_executable(unicode_fuzz tests/fuzz/unicode_fuzz.c ${NSPA_UNICODE_REF})
+if(CMAKE_C_COMPILER_ID MATCHES "Clang" AND NSPA_SANITIZE STREQUAL "")
+  add_executable(unicode_fuzz EXCLUDE_FROM_ALL tests/fuzz/unicode_fuzz.c ${NSPA_UNICODE_REF})
   target_compile_options(unicode_fuzz PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_options(unicode_fuzz PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(unicode_fuzz PRIVATE nspa)
