@@ -9,7 +9,8 @@
  * Every function is thread-safe and async-signal-safe (no locks, no allocation, no global
  * state besides the read-only tables and the ISA selection below).
  *
- * Implementation: a scalar path everywhere and, on x86_64, SSE2, AVX2 and AVX-512 paths,
+ * Implementation: a scalar path everywhere and, on x86_64, SSE2, AVX2 and AVX-512
+ * (F+BW+VL+VBMI2) paths,
  * chosen once at start-up by CPU feature; the environment variable
  * NSPA_UNICODE_ISA=scalar|sse2|avx2|avx512 (read at start-up) or nspa_unicode_set_isa()
  * force one. Every path gives bit-identical results. See docs/unicode.md. */
@@ -25,7 +26,8 @@ extern "C" {
 
 /* Status bits reported through the 'status' out-argument of the conversions. */
 #define NSPA_UNICODE_REPLACED  0x1u  /* invalid input was replaced by U+FFFD (UTF-16 0xFFFD,
-                                        UTF-8 EF BF BD) */
+                                        UTF-8 EF BF BD); with TRUNCATED, only the part
+                                        written counts */
 #define NSPA_UNICODE_TRUNCATED 0x2u  /* dst was too small: only whole characters that fit
                                         were written */
 
