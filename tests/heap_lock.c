@@ -7,7 +7,7 @@
 #include "nspa_test.h"
 
 static HANDLE h;
-static atomic_int started, done, unlocked;
+static atomic_int started, done, unlocked, order_ok;
 
 static void *worker(void *arg)
 {
@@ -16,18 +16,18 @@ static void *worker(void *arg)
     void *q = HeapAlloc(h, 0, 64);            /* blocks while main holds the lock */
     HeapFree(h, 0, p);
     /* it could only get here after the unlock */
-    CHECK(atomic_load(&unlocked) == 1);
+    atomic_store(&order_ok, atomic_load(&unlocked) == 1 && q != NULL);
     HeapFree(h, 0, q);
     atomic_store(&done, 1);
     return NULL;
 }
 
+static atomic_int not_owner_ok;
 static void *not_owner(void *arg)
 {
     (void)arg;
     SetLastError(0);
-    CHECK(!HeapUnlock(h));
-    CHECK_EQ(GetLastError(), ERROR_NOT_LOCKED);
+    atomic_store(&not_owner_ok, !HeapUnlock(h) && GetLastError() == ERROR_NOT_LOCKED);
     return NULL;
 }
 
@@ -49,12 +49,14 @@ int main(void)
     CHECK(!atomic_load(&done));
     pthread_create(&t2, NULL, not_owner, NULL);
     pthread_join(t2, NULL);
+    CHECK(atomic_load(&not_owner_ok));
     CHECK(HeapUnlock(h));
     CHECK(!atomic_load(&done));                /* still held once */
     atomic_store(&unlocked, 1);
     CHECK(HeapUnlock(h));
     pthread_join(t, NULL);
     CHECK(atomic_load(&done));
+    CHECK(atomic_load(&order_ok));
     SetLastError(0);
     CHECK(!HeapUnlock(h));
     CHECK_EQ(GetLastError(), ERROR_NOT_LOCKED);

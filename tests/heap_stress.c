@@ -8,7 +8,9 @@
 
 #define T 4
 #define SLOTS 2000
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_THREAD__)
+#define OPS 8000
+#elif defined(__SANITIZE_ADDRESS__)
 #define OPS 30000
 #else
 #define OPS 150000

@@ -506,8 +506,6 @@ static void theap_insert_page(theap_t *th, page_t *pg)
 static int adopt_orphan(theap_t *th)
 {
     heap_t *h = th->heap;
-    if (!__atomic_load_n(&h->orphans, __ATOMIC_RELAXED))
-        return 0;
     pthread_mutex_lock(&h->big);
     seg_t *s = h->orphans;
     if (s)
