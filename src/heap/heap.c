@@ -50,6 +50,7 @@
 /* ---------------------------------------------------------------------------------- */
 
 static uint32_t cls_size[NCLASS];
+static uint8_t  cls_small[65];     /* ceil(n / 16) -> class, for n <= 1024 */
 static uint8_t  cls_slices[NCLASS];
 static _Atomic unsigned char *segmap;          /* 2^26 bytes: addr >> 21 */
 #define SEGMAP_BITS 47
@@ -119,6 +120,9 @@ static void classes_init(void)
         }
         cls_slices[c] = (uint8_t)sl;
     }
+    cls_small[0] = 0;
+    for (unsigned k = 1; k <= 64; k++)
+        cls_small[k] = (uint8_t)size_class((size_t)k * 16);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -216,11 +220,10 @@ static inline void enter(tld_t *t, heap_t *h)
     if (unlikely(atomic_load(&h->stw)))
         enter_slow(t, h);
 #else
+    /* h->stw: bit 0 = a thread holds the heap lock; bit 1 = no membarrier on this
+     * system, so every entry takes the slow path and fences */
     ST(t->busy, h);
-    if (unlikely(fence_mode))
-        atomic_thread_fence(memory_order_seq_cst);
-    else
-        atomic_signal_fence(memory_order_seq_cst);
+    atomic_signal_fence(memory_order_seq_cst);
     if (unlikely(LD(h->stw)))
         enter_slow(t, h);
 #endif
@@ -233,6 +236,9 @@ static inline void leave(tld_t *t)
 
 static void enter_slow(tld_t *t, heap_t *h)
 {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!(atomic_load(&h->stw) & 1))
+        return;
     for (;;) {
         if (atomic_load(&h->lock_owner) == t)
             return;
@@ -241,7 +247,7 @@ static void enter_slow(tld_t *t, heap_t *h)
         pthread_mutex_unlock(&h->stw_mtx);
         atomic_store(&t->busy, h);
         atomic_thread_fence(memory_order_seq_cst);
-        if (!atomic_load(&h->stw))
+        if (!(atomic_load(&h->stw) & 1))
             return;
     }
 }
@@ -255,7 +261,7 @@ static void heap_lock_impl(tld_t *t, heap_t *h)
     pthread_mutex_lock(&h->stw_mtx);
     atomic_store(&h->lock_owner, t);
     h->lock_depth = 1;
-    atomic_store(&h->stw, 1);
+    atomic_fetch_or(&h->stw, 1);
     if (!fence_mode && !NSPA_TSAN)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     pthread_mutex_lock(&g_lock);
@@ -274,7 +280,7 @@ static int heap_unlock_impl(tld_t *t, heap_t *h)
         return 0;
     if (--h->lock_depth == 0) {
         atomic_store(&h->lock_owner, NULL);
-        atomic_store(&h->stw, 0);
+        atomic_fetch_and(&h->stw, ~1);
         pthread_mutex_unlock(&h->stw_mtx);
     }
     return 1;
@@ -283,6 +289,14 @@ static int heap_unlock_impl(tld_t *t, heap_t *h)
 /* ---------------------------------------------------------------------------------- */
 /* lists                                                                              */
 /* ---------------------------------------------------------------------------------- */
+
+/* in the full list, a page comes back once an eighth of it is free again */
+static inline void page_mark_full(page_t *pg, int full)
+{
+    pg->in_full = (uint8_t)full;
+    uint32_t back = (pg->reserved + 7) / 8;
+    pg->trigger = full ? (pg->capacity > back ? pg->capacity - back : 0) : 0;
+}
 
 static inline void plist_remove(page_t **head, page_t *p)
 {
@@ -428,10 +442,11 @@ static void page_retire(theap_t *th, page_t *pg, int may_release)
         s->slice_first[i] = 0;
     pg->bsize = 0;
     pg->free = NULL;
-    pg->in_full = 0;
+    page_mark_full(pg, 0);
     s->free_mask |= bits;
     s->dirty_mask |= bits;
     th->dirty_slices += n;
+    th->used_slices -= n;
     if (may_release && s->free_mask == ALL_SLICES) {
         /* keep one empty segment per theap as a spare; release the others */
         int other = 0;
@@ -444,7 +459,9 @@ static void page_retire(theap_t *th, page_t *pg, int may_release)
             return;
         }
     }
-    if (th->dirty_slices > PURGE_SLICES)
+    /* hysteresis: decommit only when the idle committed memory exceeds 1 MiB and a
+     * quarter of what the thread's pages hold */
+    if (th->dirty_slices > PURGE_SLICES && th->dirty_slices > th->used_slices / 4)
         theap_purge(th);
 }
 
@@ -478,7 +495,10 @@ static seg_t *seg_new(theap_t *th)
     pthread_mutex_lock(&h->big);
     seg_link_all(h, s);
     pthread_mutex_unlock(&h->big);
-    atomic_store_explicit(&segmap[(uintptr_t)s >> SEG_SHIFT], SEG_NORMAL, memory_order_release);
+    /* fixed heaps' arenas are marked 3 so that the free fast path (which does no
+     * accounting) leaves them to the generic path */
+    atomic_store_explicit(&segmap[(uintptr_t)s >> SEG_SHIFT], h->maximum ? 3 : SEG_NORMAL,
+                          memory_order_release);
     slist_push_own(&th->segs, s);
     return s;
 }
@@ -486,10 +506,10 @@ static seg_t *seg_new(theap_t *th)
 static void theap_insert_page(theap_t *th, page_t *pg)
 {
     if (!pg->free && pg->capacity == pg->reserved) {
-        pg->in_full = 1;
+        page_mark_full(pg, 1);
         plist_push(&th->full[pg->cls], pg);
     } else {
-        pg->in_full = 0;
+        page_mark_full(pg, 0);
         /* behind the current allocation page */
         page_t *head = th->pages[pg->cls];
         if (head) {
@@ -516,11 +536,13 @@ static int adopt_orphan(theap_t *th)
     s->owner = th;
     ST(s->owner_tid, th->token);
     slist_push_own(&th->segs, s);
+    th->dirty_slices += (uint32_t)__builtin_popcount(s->dirty_mask);
     for (unsigned si = 1; si < NSLICES; si++) {
         page_t *pg = &s->pages[si];
         if (s->slice_first[si] != si || !pg->bsize)
             continue;
         pg->next = pg->prev = NULL;
+        th->used_slices += pg->nslices;
         page_collect(pg);
         theap_insert_page(th, pg);
         if (pg->used == 0)
@@ -560,6 +582,7 @@ static page_t *page_new(theap_t *th, unsigned c)
         commit_add(th->heap, (ptrdiff_t)((size_t)(n - (unsigned)__builtin_popcount(was_dirty)) * SLICE_SIZE));
     for (unsigned i = (unsigned)si; i < (unsigned)si + n; i++)
         s->slice_first[i] = (uint8_t)si;
+    th->used_slices += n;
     page_t *pg = &s->pages[si];
     pg->free = NULL;
     pg->used = 0;
@@ -570,7 +593,7 @@ static page_t *page_new(theap_t *th, unsigned c)
     pg->start = (uint8_t *)s + (size_t)si * SLICE_SIZE;
     pg->cls = (uint16_t)c;
     pg->nslices = (uint8_t)n;
-    pg->in_full = 0;
+    page_mark_full(pg, 0);
     ST(pg->thread_free, NULL);
     plist_push(&th->pages[c], pg);
     return pg;
@@ -588,16 +611,16 @@ static page_t *alloc_page(theap_t *th, unsigned c)
         if (pg->free)
             goto found;
         plist_remove(&th->pages[c], pg);
-        pg->in_full = 1;
+        page_mark_full(pg, 1);
         plist_push(&th->full[c], pg);
         pg = nx;
     }
     for (pg = th->full[c]; pg; pg = pg->next) {
-        if (LD(pg->thread_free)) {
+        if (pg->free || LD(pg->thread_free)) {
             page_collect(pg);
             if (pg->free) {
                 plist_remove(&th->full[c], pg);
-                pg->in_full = 0;
+                page_mark_full(pg, 0);
                 plist_push(&th->pages[c], pg);
                 return pg;
             }
@@ -739,9 +762,14 @@ static theap_t *theap_get_slow(tld_t *t, heap_t *h)
     for (unsigned i = 0; i < TMAP; i++)
         if (t->map[i].heap == h && t->map[i].serial == serial)
             return t->map[i].th;
+    for (theap_t *x = t->theaps; x; x = x->tnext)   /* fixed heaps stay out of the map */
+        if (x->heap == h && !x->dead && h->maximum)
+            return x;
     theap_t *th = theap_create(t, h);
     if (!th)
         return NULL;
+    if (h->maximum)
+        return th;
     unsigned i = t->map_next++ % TMAP;
     t->map[i].heap = h;
     t->map[i].serial = serial;
@@ -771,7 +799,7 @@ static void heap_struct_init(heap_t *h, unsigned flags, size_t maximum)
     h->flags = flags;
     h->maximum = maximum;
     ST(h->fixed_used, 0);
-    ST(h->stw, 0);
+    ST(h->stw, fence_mode ? 2 : 0);
     atomic_store(&h->lock_owner, NULL);
     h->lock_depth = 0;
     h->segs = h->orphans = NULL;
@@ -807,7 +835,7 @@ static void atfork_child(void)
         if (atomic_load(&h->lock_owner) != &tls_tld) {
             atomic_store(&h->lock_owner, NULL);
             h->lock_depth = 0;
-            atomic_store(&h->stw, 0);
+            atomic_store(&h->stw, fence_mode ? 2 : 0);
         } else
             pthread_mutex_lock(&h->stw_mtx);
     }
@@ -993,7 +1021,11 @@ static inline void *alloc_in_class(tld_t *t, theap_t *th, unsigned c, size_t n, 
     page_t *pg = th->pages[c];
     void *b;
     if (likely(pg != NULL) && likely((b = pg->free) != NULL)) {
-        pg->free = *(void **)b;
+        void *next = *(void **)b;
+        pg->free = next;
+        /* the next block of this class is popped a few dozen operations from now:
+         * fetch its link now so that pop does not wait for memory */
+        __builtin_prefetch(next, 1, 3);
         pg->used++;
         abm_set(pg, block_index(pg, b));
         trailer_set(b, pg->bsize, n);
@@ -1017,25 +1049,55 @@ static void *alloc_small_slow(tld_t *t, theap_t *th, unsigned c, size_t n, unsig
 
 static void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align);
 
-static inline void *heap_alloc_impl(heap_t *h, unsigned flags, size_t n)
+static __attribute__((noinline)) void *alloc_fast_miss(tld_t *t, theap_t *th, heap_t *h,
+                                                       unsigned c, unsigned flags, size_t n)
+{
+    void *b = alloc_small_slow(t, th, c, n, flags);
+    leave(t);
+    if (unlikely(!b))
+        return alloc_failed(h, flags);
+    if (unlikely(flags & HEAP_ZERO_MEMORY))
+        memset(b, 0, n);
+    return b;
+}
+
+static inline theap_t *theap_lookup_fast(tld_t *t, heap_t *h)
+{
+    if (likely(h == &proc_heap))
+        return t->proc;
+    uint64_t serial = LD(h->serial);
+    for (unsigned i = 0; i < TMAP; i++)
+        if (t->map[i].heap == h && t->map[i].serial == serial)
+            return t->map[i].th;
+    return NULL;
+}
+
+/* Fast path: a thread with a theap for h (fixed heaps never get one in the map), a
+ * block below 1 KiB, a page with a free block. Everything else: heap_alloc_generic. */
+static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, unsigned flags, size_t n)
 {
     tld_t *t = &tls_tld;
-    if (likely(t->inited) && likely(n < SMALL_MAX) && likely(h->maximum == 0)) {
-        theap_t *th = theap_get(t, h);
-        if (likely(th != NULL)) {
-            unsigned c = size_class(n + 1);
-            enter(t, h);
-            void *b = alloc_in_class(t, th, c, n, flags);
-            leave(t);
-            if (likely(b != NULL)) {
-                if (unlikely(flags & HEAP_ZERO_MEMORY))
-                    memset(b, 0, n);
-                return b;
-            }
-            return alloc_failed(h, flags);
-        }
-    }
-    return heap_alloc_generic(h, flags, n, 16);
+    theap_t *th = theap_lookup_fast(t, h);
+    if (unlikely(th == NULL) || unlikely(n >= 1024))
+        return heap_alloc_generic(h, flags, n, 16);
+    unsigned c = cls_small[(n + 16) >> 4];
+    enter(t, h);
+    page_t *pg = th->pages[c];
+    void *b;
+    if (unlikely(pg == NULL) || unlikely((b = pg->free) == NULL))
+        return alloc_fast_miss(t, th, h, c, flags, n);
+    void *next = *(void **)b;
+    pg->free = next;
+    /* the next block of this class is popped a few dozen operations from now: fetch
+     * its link now so that pop does not wait for memory */
+    __builtin_prefetch(next, 1, 3);
+    pg->used++;
+    abm_set(pg, block_index(pg, b));
+    trailer_set(b, pg->bsize, n);
+    leave(t);
+    if (unlikely(flags & HEAP_ZERO_MEMORY))
+        memset(b, 0, n);
+    return b;
 }
 
 /* A thread past its TLS destructor (glibc still frees per-thread data then) works on
@@ -1118,15 +1180,19 @@ done:
     return b;
 }
 
-static void free_local_slow(theap_t *th, page_t *pg)
+static __attribute__((noinline)) void free_local_slow(theap_t *th, page_t *pg)
 {
+    if (pg->used == 0 && th->pages[pg->cls] != pg) {
+        page_retire(th, pg, 1);
+        return;
+    }
+    /* a full page goes back to the available list only once an eighth of it is free
+     * again (before that, alloc_page still finds it when nothing else has room) */
     if (pg->in_full) {
         plist_remove(&th->full[pg->cls], pg);
-        pg->in_full = 0;
+        page_mark_full(pg, 0);
         theap_insert_page(th, pg);
     }
-    if (pg->used == 0 && th->pages[pg->cls] != pg)
-        page_retire(th, pg, 1);
 }
 
 /* 0: not a live block (double free) */
@@ -1143,8 +1209,7 @@ static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
         ST(w[0], a & ~bit);
         *(void **)p = pg->free;
         pg->free = p;
-        pg->used--;
-        if (unlikely(pg->in_full | (pg->used == 0)))
+        if (unlikely(--pg->used == pg->trigger))
             free_local_slow(s->owner, pg);
     } else {
         if (unlikely(atomic_fetch_or_explicit(&w[1], bit, memory_order_relaxed) & bit))
@@ -1159,7 +1224,47 @@ static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
 }
 
 /* Returns 1 freed, 0 rejected (bad_free already reported). */
-static inline int heap_free_impl(heap_t *h, void *p)
+static int heap_free_impl(heap_t *h, void *p);
+
+/* Fast path: a block of a growable heap's arena that the calling thread owns. Anything
+ * else (remote, large, fixed heap, bad pointer) goes to heap_free_impl. */
+static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (unlikely(a >> SEGMAP_BITS))
+        return heap_free_impl(h, p);
+    _Atomic unsigned char *sm = segmap;
+    if (unlikely(!sm) || unlikely(LD(sm[a >> SEG_SHIFT]) != SEG_NORMAL))
+        return heap_free_impl(h, p);
+    seg_t *s = (seg_t *)(a & ~(uintptr_t)SEG_MASK);
+    tld_t *t = &tls_tld;
+    if (unlikely(LD(s->owner_tid) != tld_token(t)) || unlikely(s->heap != h))
+        return heap_free_impl(h, p);
+    enter(t, h);
+    unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
+    page_t *pg = &s->pages[f];
+    uint32_t off = (uint32_t)(a - (uintptr_t)pg->start);
+    uint32_t i = block_index(pg, p);
+    if (unlikely(f == 0) || unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
+        goto slow;
+    _Atomic uint64_t *w = &s->bm[f][2 * (i >> 6)];
+    uint64_t bit = 1ull << (i & 63);
+    uint64_t al = LD(w[0]);
+    if (unlikely(!(al & bit)) || unlikely(LD(w[1]) & bit))
+        goto slow;
+    ST(w[0], al & ~bit);
+    *(void **)p = pg->free;
+    pg->free = p;
+    if (unlikely(--pg->used == pg->trigger))
+        free_local_slow(s->owner, pg);
+    leave(t);
+    return 1;
+slow:
+    leave(t);
+    return heap_free_impl(h, p);
+}
+
+static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
 {
     seg_t *s;
     page_t *pg;
@@ -1316,7 +1421,7 @@ NSPA_EXPORT int nspa_heap_free(nspa_heap_t *h, unsigned int flags, void *p)
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
-    return heap_free_impl(H(h), p);
+    return heap_free_fast(H(h), p);
 }
 
 static size_t block_size_of(heap_t *h, const void *p, int *kind, uint32_t *bsize)
@@ -1848,7 +1953,7 @@ NSPA_EXPORT BOOL WINAPI HeapFree(HANDLE h, DWORD f, LPVOID p)
         SetLastError(ERROR_INVALID_HANDLE);
         return FALSE;
     }
-    return heap_free_impl(h, p);
+    return heap_free_fast(h, p);
 }
 NSPA_EXPORT LPVOID WINAPI HeapReAlloc(HANDLE h, DWORD f, LPVOID p, SIZE_T n)
 { return nspa_heap_realloc(h, f, p, n); }

@@ -46,18 +46,21 @@ typedef struct page {
     uint16_t        cls;
     uint8_t         nslices;
     uint8_t         in_full;
-    uint32_t        pad_;
+    uint32_t        trigger;      /* a local free that brings used to this calls the slow path */
     /* remote cache line: other threads push freed blocks here */
     _Atomic(void *) thread_free __attribute__((aligned(64)));
     char            pad2_[56];
 } page_t;
 
 typedef struct seg {
+    /* first cache line: everything a free needs */
     uint64_t         magic;
-    uint32_t         kind;
-    uint32_t         hugetlb;
     struct heap     *heap;
     _Atomic uintptr_t owner_tid;  /* token of the owning thread, 0 when orphaned */
+    uint32_t         kind;
+    uint32_t         hugetlb;
+    uint8_t          slice_first[NSLICES];  /* slice -> first slice of its page (0: free) */
+    /* the rest: owner and heap bookkeeping */
     struct theap    *owner;
     struct seg      *all_next, *all_prev;   /* heap->segs (heap->big) */
     struct seg      *own_next, *own_prev;   /* owner's list, or heap->orphans */
@@ -66,7 +69,6 @@ typedef struct seg {
     size_t           huge_off;    /* large block: offset of the data */
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
-    uint8_t          slice_first[NSLICES];
     page_t           pages[NSLICES] __attribute__((aligned(64)));
     /* per page (by first slice): word 2w = allocated bits (owner writes), word 2w+1 =
      * remote-freed-not-yet-collected bits (atomic); both in one cache line */
@@ -79,6 +81,7 @@ static inline seg_t *page_seg(const page_t *pg) { return (seg_t *)((uintptr_t)pg
 
 
 _Static_assert(sizeof(seg_t) <= SLICE_SIZE, "segment metadata must fit in slice 0");
+_Static_assert(offsetof(seg_t, owner) == 64, "free-path fields share one cache line");
 _Static_assert(sizeof(page_t) == 128, "page descriptor is two cache lines");
 
 typedef struct theap {
@@ -87,7 +90,8 @@ typedef struct theap {
     struct heap   *heap;
     struct tld    *tld;
     seg_t         *segs;           /* owned segments */
-    uint32_t       dirty_slices;
+    uint32_t       dirty_slices;   /* free but still committed slices in owned segments */
+    uint32_t       used_slices;    /* slices holding pages */
     uintptr_t      token;          /* owner thread token (1: shared theap, used under stw_mtx) */
     int            dead;           /* heap destroyed under us: free at thread exit */
     struct theap  *hnext, *hprev;  /* heap->theaps */
