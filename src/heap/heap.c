@@ -351,29 +351,38 @@ static inline uint32_t block_index(const page_t *pg, const void *b)
     return (uint32_t)(((uint64_t)((const uint8_t *)b - pg->start) * pg->inv) >> 40);
 }
 
-static inline void abm_set(page_t *pg, uint32_t i)
+/* Owner, on handing out block i: set its allocated bit. A block that came back through
+ * another thread keeps both bits set while it waits in the free list (it is collected
+ * without walking the list); clear its remote bit now. */
+static inline void abm_take(page_t *pg, uint32_t i)
 {
-    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
-    ST(*w, LD(*w) | (1ull << (i & 63)));
+    _Atomic uint64_t *w = &PG_BM(pg)[i >> 6];
+    uint64_t v = LD(*w), bit = 1ull << (i & 63);
+    if (likely(!(v & bit)))
+        ST(*w, v | bit);
+    else
+        atomic_fetch_and_explicit(&w[BM_WORDS], ~bit, memory_order_relaxed);
 }
 
-/* Owner: take the blocks other threads freed into this page. */
+/* Owner: take the blocks other threads freed into this page, in one splice. The count
+ * is read before the list and incremented after each push, so 'used' may lag behind
+ * (stay high) but never drops below the truth: a page is never retired early. */
 static void page_collect(page_t *pg)
 {
-    if (!LD(pg->thread_free))
+    if (!LD(pg->thread_free) && !LD(pg->remote_cnt))
         return;
+    uint32_t cnt = atomic_exchange_explicit(&pg->remote_cnt, 0, memory_order_acquire);
     void *l = atomic_exchange_explicit(&pg->thread_free, NULL, memory_order_acquire);
-    while (l) {
-        void *next = *(void **)l;
-        uint32_t i = block_index(pg, l);
-        _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
-        atomic_fetch_and_explicit(w + 1, ~(1ull << (i & 63)), memory_order_relaxed);
-        ST(*w, LD(*w) & ~(1ull << (i & 63)));
-        *(void **)l = pg->free;
-        pg->free = l;
-        pg->used--;
-        l = next;
+    pg->used -= cnt;
+    if (!l)
+        return;
+    if (pg->free) {
+        void *t = l;
+        while (*(void **)t)
+            t = *(void **)t;
+        *(void **)t = pg->free;
     }
+    pg->free = l;
 }
 
 static void page_extend(page_t *pg)
@@ -595,6 +604,10 @@ static page_t *page_new(theap_t *th, unsigned c)
     pg->nslices = (uint8_t)n;
     page_mark_full(pg, 0);
     ST(pg->thread_free, NULL);
+    ST(pg->remote_cnt, 0);
+    /* collected remote frees leave bits behind in an emptied page: start clean */
+    for (unsigned w = 0; w < 2 * BM_WORDS; w++)
+        ST(s->bm[si][w], 0);
     plist_push(&th->pages[c], pg);
     return pg;
 }
@@ -605,7 +618,8 @@ static page_t *alloc_page(theap_t *th, unsigned c)
     page_t *pg = th->pages[c];
     while (pg) {
         page_t *nx = pg->next;
-        page_collect(pg);
+        if (!pg->free)
+            page_collect(pg);
         if (!pg->free && pg->capacity < pg->reserved)
             page_extend(pg);
         if (pg->free)
@@ -995,9 +1009,9 @@ static inline int locate(const void *p, seg_t **sp, page_t **pgp, uint32_t *ip)
 
 static inline int block_live(const page_t *pg, uint32_t i)
 {
-    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
+    _Atomic uint64_t *w = &PG_BM(pg)[i >> 6];
     uint64_t bit = 1ull << (i & 63);
-    return (LD(w[0]) & bit) && !(LD(w[1]) & bit);
+    return (LD(w[0]) & bit) && !(LD(w[BM_WORDS]) & bit);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -1027,7 +1041,7 @@ static inline void *alloc_in_class(tld_t *t, theap_t *th, unsigned c, size_t n, 
          * fetch its link now so that pop does not wait for memory */
         __builtin_prefetch(next, 1, 3);
         pg->used++;
-        abm_set(pg, block_index(pg, b));
+        abm_take(pg, block_index(pg, b));
         trailer_set(b, pg->bsize, n);
         return b;
     }
@@ -1042,7 +1056,7 @@ static void *alloc_small_slow(tld_t *t, theap_t *th, unsigned c, size_t n, unsig
     void *b = pg->free;
     pg->free = *(void **)b;
     pg->used++;
-    abm_set(pg, block_index(pg, b));
+    abm_take(pg, block_index(pg, b));
     trailer_set(b, pg->bsize, n);
     return b;
 }
@@ -1092,7 +1106,7 @@ static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, un
      * its link now so that pop does not wait for memory */
     __builtin_prefetch(next, 1, 3);
     pg->used++;
-    abm_set(pg, block_index(pg, b));
+    abm_take(pg, block_index(pg, b));
     trailer_set(b, pg->bsize, n);
     leave(t);
     if (unlikely(flags & HEAP_ZERO_MEMORY))
@@ -1198,13 +1212,13 @@ static __attribute__((noinline)) void free_local_slow(theap_t *th, page_t *pg)
 /* 0: not a live block (double free) */
 static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
 {
-    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
+    _Atomic uint64_t *w = &PG_BM(pg)[i >> 6];
     uint64_t bit = 1ull << (i & 63);
     uint64_t a = LD(w[0]);
     if (unlikely(!(a & bit)))
         return 0;
     if (LD(s->owner_tid) == tld_token(t)) {
-        if (unlikely(LD(w[1]) & bit))
+        if (unlikely(LD(w[BM_WORDS]) & bit))
             return 0;
         ST(w[0], a & ~bit);
         *(void **)p = pg->free;
@@ -1212,13 +1226,14 @@ static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
         if (unlikely(--pg->used == pg->trigger))
             free_local_slow(s->owner, pg);
     } else {
-        if (unlikely(atomic_fetch_or_explicit(&w[1], bit, memory_order_relaxed) & bit))
+        if (unlikely(atomic_fetch_or_explicit(&w[BM_WORDS], bit, memory_order_relaxed) & bit))
             return 0;
         void *head = LD(pg->thread_free);
         do {
             *(void **)p = head;
         } while (!atomic_compare_exchange_weak_explicit(&pg->thread_free, &head, p,
                      memory_order_release, memory_order_relaxed));
+        atomic_fetch_add_explicit(&pg->remote_cnt, 1, memory_order_release);
     }
     return 1;
 }
@@ -1247,10 +1262,10 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     uint32_t i = block_index(pg, p);
     if (unlikely(f == 0) || unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
         goto slow;
-    _Atomic uint64_t *w = &s->bm[f][2 * (i >> 6)];
+    _Atomic uint64_t *w = &s->bm[f][i >> 6];
     uint64_t bit = 1ull << (i & 63);
     uint64_t al = LD(w[0]);
-    if (unlikely(!(al & bit)) || unlikely(LD(w[1]) & bit))
+    if (unlikely(!(al & bit)) || unlikely(LD(w[BM_WORDS]) & bit))
         goto slow;
     ST(w[0], al & ~bit);
     *(void **)p = pg->free;
@@ -1266,6 +1281,10 @@ slow:
 
 static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
 {
+    /* a remote free writes the block's link right before a locked CAS, which waits for
+     * that store: start fetching the line (owned by the allocating core) now */
+    if (likely(segmap_has((uintptr_t)p)))
+        __builtin_prefetch(p, 1, 0);
     seg_t *s;
     page_t *pg;
     uint32_t i;
@@ -1563,10 +1582,11 @@ static int page_free_map(page_t *pg, uint64_t *fm, uint32_t *nlocal, uint32_t *n
             if (fm[i >> 6] & (1ull << (i & 63)))
                 return 0;            /* the same block twice: a double free got in */
             fm[i >> 6] |= 1ull << (i & 63);
-            /* local free blocks have the allocated bit clear; pending ones both bits set */
-            uint64_t a = LD(PG_BM(pg)[2 * (i >> 6)]) & (1ull << (i & 63));
-            uint64_t r = LD(PG_BM(pg)[2 * (i >> 6) + 1]) & (1ull << (i & 63));
-            if (pass ? !(a && r) : (a || r))
+            /* pending blocks, and collected ones not yet reused, have both bits set;
+             * locally freed ones neither */
+            uint64_t a = LD(PG_BM(pg)[i >> 6]) & (1ull << (i & 63));
+            uint64_t r = LD(PG_BM(pg)[BM_WORDS + (i >> 6)]) & (1ull << (i & 63));
+            if (pass ? !(a && r) : (!a != !r))
                 return 0;
             n++;
         }
@@ -1584,13 +1604,14 @@ static int page_check(page_t *pg)
     /* used counts blocks handed out and not yet collected back (pending ones included) */
     uint32_t nalloc = 0, nrem = 0;
     for (uint32_t w = 0; w < BM_WORDS; w++) {
-        uint64_t a = LD(PG_BM(pg)[2 * w]), r = LD(PG_BM(pg)[2 * w + 1]);
+        uint64_t a = LD(PG_BM(pg)[w]), r = LD(PG_BM(pg)[BM_WORDS + w]);
         if (r & ~a)
             return 0;
         nalloc += (uint32_t)__builtin_popcountll(a);
         nrem += (uint32_t)__builtin_popcountll(r);
     }
-    return pg->used == pg->capacity - nlocal && nalloc == pg->used && nrem == npend;
+    uint32_t live = pg->capacity - nlocal - npend;
+    return live == nalloc - nrem && pg->used == live + LD(pg->remote_cnt);
 }
 
 static int heap_check_all(heap_t *h)

@@ -49,7 +49,8 @@ typedef struct page {
     uint32_t        trigger;      /* a local free that brings used to this calls the slow path */
     /* remote cache line: other threads push freed blocks here */
     _Atomic(void *) thread_free __attribute__((aligned(64)));
-    char            pad2_[56];
+    _Atomic uint32_t remote_cnt;  /* blocks pushed on thread_free, counted after the push */
+    char            pad2_[52];
 } page_t;
 
 typedef struct seg {
@@ -70,8 +71,9 @@ typedef struct seg {
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
     page_t           pages[NSLICES] __attribute__((aligned(64)));
-    /* per page (by first slice): word 2w = allocated bits (owner writes), word 2w+1 =
-     * remote-freed-not-yet-collected bits (atomic); both in one cache line */
+    /* per page (by first slice): words [0, BM_WORDS) = allocated bits (owner writes),
+     * [BM_WORDS, 2 BM_WORDS) = remote-freed-not-yet-collected bits (atomic), on other
+     * cache lines so that remote frees do not steal the owner's line */
     _Atomic uint64_t bm[NSLICES][2 * BM_WORDS] __attribute__((aligned(64)));
 } seg_t;
 
