@@ -234,7 +234,7 @@ static inline void leave(tld_t *t)
     STR(t->busy, NULL);
 }
 
-static void enter_slow(tld_t *t, heap_t *h)
+static __attribute__((noinline, cold)) void enter_slow(tld_t *t, heap_t *h)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (!(atomic_load(&h->stw) & 1))
@@ -356,12 +356,12 @@ static inline uint32_t block_index(const page_t *pg, const void *b)
  * without walking the list); clear its remote bit now. */
 static inline void abm_take(page_t *pg, uint32_t i)
 {
-    _Atomic uint64_t *w = &PG_BM(pg)[i >> 6];
+    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
     uint64_t v = LD(*w), bit = 1ull << (i & 63);
     if (likely(!(v & bit)))
         ST(*w, v | bit);
     else
-        atomic_fetch_and_explicit(&w[BM_WORDS], ~bit, memory_order_relaxed);
+        atomic_fetch_and_explicit(&w[1], ~bit, memory_order_relaxed);
 }
 
 /* Owner: take the blocks other threads freed into this page, in one splice. The count
@@ -1009,9 +1009,9 @@ static inline int locate(const void *p, seg_t **sp, page_t **pgp, uint32_t *ip)
 
 static inline int block_live(const page_t *pg, uint32_t i)
 {
-    _Atomic uint64_t *w = &PG_BM(pg)[i >> 6];
+    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
-    return (LD(w[0]) & bit) && !(LD(w[BM_WORDS]) & bit);
+    return (LD(w[0]) & bit) && !(LD(w[1]) & bit);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -1075,6 +1075,11 @@ static __attribute__((noinline)) void *alloc_fast_miss(tld_t *t, theap_t *th, he
     return b;
 }
 
+static __attribute__((noinline)) void *zero_block(void *b, size_t n)
+{
+    return memset(b, 0, n);
+}
+
 static inline theap_t *theap_lookup_fast(tld_t *t, heap_t *h)
 {
     if (likely(h == &proc_heap))
@@ -1110,7 +1115,7 @@ static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, un
     trailer_set(b, pg->bsize, n);
     leave(t);
     if (unlikely(flags & HEAP_ZERO_MEMORY))
-        memset(b, 0, n);
+        return zero_block(b, n);   /* tail call: no frame here */
     return b;
 }
 
@@ -1212,13 +1217,13 @@ static __attribute__((noinline)) void free_local_slow(theap_t *th, page_t *pg)
 /* 0: not a live block (double free) */
 static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
 {
-    _Atomic uint64_t *w = &PG_BM(pg)[i >> 6];
+    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
     uint64_t a = LD(w[0]);
     if (unlikely(!(a & bit)))
         return 0;
     if (LD(s->owner_tid) == tld_token(t)) {
-        if (unlikely(LD(w[BM_WORDS]) & bit))
+        if (unlikely(LD(w[1]) & bit))
             return 0;
         ST(w[0], a & ~bit);
         *(void **)p = pg->free;
@@ -1226,7 +1231,7 @@ static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
         if (unlikely(--pg->used == pg->trigger))
             free_local_slow(s->owner, pg);
     } else {
-        if (unlikely(atomic_fetch_or_explicit(&w[BM_WORDS], bit, memory_order_relaxed) & bit))
+        if (unlikely(atomic_fetch_or_explicit(&w[1], bit, memory_order_relaxed) & bit))
             return 0;
         void *head = LD(pg->thread_free);
         do {
@@ -1240,6 +1245,13 @@ static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
 
 /* Returns 1 freed, 0 rejected (bad_free already reported). */
 static int heap_free_impl(heap_t *h, void *p);
+
+static __attribute__((noinline)) int free_local_slow_leave(tld_t *t, theap_t *th, page_t *pg)
+{
+    free_local_slow(th, pg);
+    leave(t);
+    return 1;
+}
 
 /* Fast path: a block of a growable heap's arena that the calling thread owns. Anything
  * else (remote, large, fixed heap, bad pointer) goes to heap_free_impl. */
@@ -1262,16 +1274,16 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     uint32_t i = block_index(pg, p);
     if (unlikely(f == 0) || unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
         goto slow;
-    _Atomic uint64_t *w = &s->bm[f][i >> 6];
+    _Atomic uint64_t *w = &s->bm[f][2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
     uint64_t al = LD(w[0]);
-    if (unlikely(!(al & bit)) || unlikely(LD(w[BM_WORDS]) & bit))
+    if (unlikely(!(al & bit)) || unlikely(LD(w[1]) & bit))
         goto slow;
     ST(w[0], al & ~bit);
     *(void **)p = pg->free;
     pg->free = p;
     if (unlikely(--pg->used == pg->trigger))
-        free_local_slow(s->owner, pg);
+        return free_local_slow_leave(t, s->owner, pg);   /* tail call: no frame here */
     leave(t);
     return 1;
 slow:
@@ -1584,8 +1596,8 @@ static int page_free_map(page_t *pg, uint64_t *fm, uint32_t *nlocal, uint32_t *n
             fm[i >> 6] |= 1ull << (i & 63);
             /* pending blocks, and collected ones not yet reused, have both bits set;
              * locally freed ones neither */
-            uint64_t a = LD(PG_BM(pg)[i >> 6]) & (1ull << (i & 63));
-            uint64_t r = LD(PG_BM(pg)[BM_WORDS + (i >> 6)]) & (1ull << (i & 63));
+            uint64_t a = LD(PG_BM(pg)[2 * (i >> 6)]) & (1ull << (i & 63));
+            uint64_t r = LD(PG_BM(pg)[2 * (i >> 6) + 1]) & (1ull << (i & 63));
             if (pass ? !(a && r) : (!a != !r))
                 return 0;
             n++;
@@ -1604,7 +1616,7 @@ static int page_check(page_t *pg)
     /* used counts blocks handed out and not yet collected back (pending ones included) */
     uint32_t nalloc = 0, nrem = 0;
     for (uint32_t w = 0; w < BM_WORDS; w++) {
-        uint64_t a = LD(PG_BM(pg)[w]), r = LD(PG_BM(pg)[BM_WORDS + w]);
+        uint64_t a = LD(PG_BM(pg)[2 * w]), r = LD(PG_BM(pg)[2 * w + 1]);
         if (r & ~a)
             return 0;
         nalloc += (uint32_t)__builtin_popcountll(a);

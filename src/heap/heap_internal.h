@@ -71,9 +71,8 @@ typedef struct seg {
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
     page_t           pages[NSLICES] __attribute__((aligned(64)));
-    /* per page (by first slice): words [0, BM_WORDS) = allocated bits (owner writes),
-     * [BM_WORDS, 2 BM_WORDS) = remote-freed-not-yet-collected bits (atomic), on other
-     * cache lines so that remote frees do not steal the owner's line */
+    /* per page (by first slice): word 2w = allocated bits (owner writes), word 2w+1 =
+     * remote-freed bits (atomic); side by side so that a local free reads one line */
     _Atomic uint64_t bm[NSLICES][2 * BM_WORDS] __attribute__((aligned(64)));
 } seg_t;
 
