@@ -10,6 +10,7 @@
  * and heap_random_nspa (HeapAlloc/HeapFree on GetProcessHeap() directly).
  * Usage: heap_random_* <impl-label> <threads> [loops] [slots] [ops] [min] [max] [cross] */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/resource.h>
 #ifdef USE_NSPA
 #include <windows.h>
+#include "nspa/heap.h"
 static HANDLE heap;
 #define ALLOC(n) HeapAlloc(heap, 0, (n))
 #define FREE(p)  HeapFree(heap, 0, (p))
@@ -37,6 +39,7 @@ struct worker {
     size_t ninbox, capinbox;
     uint64_t ops;
     double cpu;
+    volatile int finished;        /* (under mtx) no more draining: do not wait for it */
 } __attribute__((aligned(64)));
 
 static int nthreads, loops, nslots, nops, minsz, maxsz, cross;
@@ -66,6 +69,21 @@ static inline void touch(char *p, size_t n)
         p[o] = 1;
 }
 
+/* free everything other threads handed us */
+static uint64_t drain(struct worker *w)
+{
+    pthread_mutex_lock(&w->mtx);
+    void **in = w->inbox;
+    size_t nin = w->ninbox;
+    w->inbox = NULL;
+    w->ninbox = w->capinbox = 0;
+    pthread_mutex_unlock(&w->mtx);
+    for (size_t i = 0; i < nin; i++)
+        FREE(in[i]);
+    free(in);
+    return nin;
+}
+
 static void *run(void *arg)
 {
     struct worker *w = arg;
@@ -76,17 +94,7 @@ static void *run(void *arg)
     uint64_t ops = 0;
     for (int l = 0; l < loops; l++) {
         /* free what another thread handed us */
-        pthread_mutex_lock(&w->mtx);
-        void **in = w->inbox;
-        size_t nin = w->ninbox;
-        w->inbox = NULL;
-        w->ninbox = w->capinbox = 0;
-        pthread_mutex_unlock(&w->mtx);
-        for (size_t i = 0; i < nin; i++) {
-            FREE(in[i]);
-            ops++;
-        }
-        free(in);
+        ops += drain(w);
         int na = (int)((uint64_t)nops * (30 + rnd(&w->rng) % 70) / 100);
         for (int i = 0; i < na; i++) {
             uint32_t s = (uint32_t)(rnd(&w->rng) % (uint64_t)nslots);
@@ -111,7 +119,16 @@ static void *run(void *arg)
                     w->slots[s] = NULL;
                 }
             }
+            /* bounded backlog: on this shared 2-core machine a preempted receiver would
+             * otherwise let the hand-off queue (and every allocator's peak RSS) grow
+             * with scheduling luck; wait (freeing our own inbox) while it is long */
             pthread_mutex_lock(&peer->mtx);
+            while (peer != w && !peer->finished && peer->ninbox > 2 * (size_t)nops) {
+                pthread_mutex_unlock(&peer->mtx);
+                ops += drain(w);
+                sched_yield();
+                pthread_mutex_lock(&peer->mtx);
+            }
             if (peer->ninbox + (size_t)nh > peer->capinbox) {
                 peer->capinbox = (peer->ninbox + (size_t)nh) * 2;
                 peer->inbox = realloc(peer->inbox, sizeof(void *) * peer->capinbox);
@@ -132,6 +149,9 @@ static void *run(void *arg)
     }
     w->cpu = thread_cpu() - c0;
     w->ops = ops;
+    pthread_mutex_lock(&w->mtx);
+    w->finished = 1;
+    pthread_mutex_unlock(&w->mtx);
     pthread_barrier_wait(&bar);   /* every thread done before anyone frees the rest */
     for (int s = 0; s < nslots; s++)
         if (w->slots[s])
@@ -182,6 +202,15 @@ int main(int argc, char **argv)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
+#ifdef USE_NSPA
+    if (getenv("HEAP_BENCH_STATS")) {
+        struct nspa_heap_stats st;
+        nspa_heap_stats((nspa_heap_t *)heap, &st);
+        fprintf(stderr, "nspa heap: committed peak %.1f MiB, now %.1f MiB, segments %zu, in use %.1f MiB\n",
+                st.bytes_committed_peak / 1048576.0, st.bytes_committed / 1048576.0, st.segments,
+                st.bytes_in_use / 1048576.0);
+    }
+#endif
     printf("RESULT bench=random_%dt impl=%s unit=Mops/cpu-s value=%.3f better=higher\n",
            nthreads, impl, ops / cpu / 1e6);
     printf("RESULT bench=rss_%dt impl=%s unit=MiB value=%.1f better=lower\n",

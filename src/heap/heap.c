@@ -468,9 +468,9 @@ static void page_retire(theap_t *th, page_t *pg, int may_release)
             return;
         }
     }
-    /* hysteresis: decommit only when the idle committed memory exceeds 1 MiB and a
-     * quarter of what the thread's pages hold */
-    if (th->dirty_slices > PURGE_SLICES && th->dirty_slices > th->used_slices / 4)
+    /* hysteresis: decommit only when the idle committed memory exceeds 1 MiB and an
+     * eighth of what the thread's pages hold */
+    if (th->dirty_slices > PURGE_SLICES && th->dirty_slices > th->used_slices / 8)
         theap_purge(th);
 }
 
