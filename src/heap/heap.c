@@ -1,0 +1,2006 @@
+/* NSPA heap: the NT heap API over a per-thread, lock-free front end.
+ *
+ * Shape (docs/heap.md has the full story):
+ *  - memory comes in 2 MiB-aligned segments (2 MiB huge pages when the pool has them),
+ *    cut into 32 slices of 64 KiB; slice 0 holds the segment's metadata; a page is 1-16
+ *    slices serving one size class;
+ *  - every (thread, heap) pair has a theap that owns segments; only the owner allocates
+ *    from or frees into its pages without atomics; other threads push freed blocks onto
+ *    the page's thread_free list (lock-free) and the owner collects them;
+ *  - every block has an allocated bit (owner-written) and a remote-freed bit (atomic):
+ *    double frees and foreign pointers are rejected before they touch any list;
+ *  - a global byte map (one byte per 2 MiB of address space) says whether an address is
+ *    one of our segments, so any pointer can be checked without faulting;
+ *  - HeapLock stops the heap's world: every operation publishes the heap it works on in
+ *    a per-thread word; the locker raises heap->stw, runs membarrier() and waits for the
+ *    words to clear (asymmetric Dekker: the fast path pays no fence).
+ */
+#include "heap_internal.h"
+#include "nspa/win32/windows.h"
+#include "nspa/win32/ntstatus.h"
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define NSPA_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NSPA_TSAN 1
+#endif
+#endif
+#ifndef NSPA_TSAN
+#define NSPA_TSAN 0
+#endif
+
+#define LD(x)      atomic_load_explicit(&(x), memory_order_relaxed)
+#define ST(x, v)   atomic_store_explicit(&(x), (v), memory_order_relaxed)
+#define LDA(x)     atomic_load_explicit(&(x), memory_order_acquire)
+#define STR(x, v)  atomic_store_explicit(&(x), (v), memory_order_release)
+
+/* ---------------------------------------------------------------------------------- */
+/* globals                                                                            */
+/* ---------------------------------------------------------------------------------- */
+
+static uint32_t cls_size[NCLASS];
+static uint8_t  cls_small[65];     /* ceil(n / 16) -> class, for n <= 1024 */
+static uint8_t  cls_slices[NCLASS];
+static _Atomic unsigned char *segmap;          /* 2^26 bytes: addr >> 21 */
+#define SEGMAP_BITS 47
+static _Atomic int g_init;                     /* 0 no, 1 running, 2 done */
+static int fence_mode;                         /* no membarrier: fence in the fast path */
+static int hugetlb_ok = 1;
+static int thp_opt;
+static int terminate_on_corruption;
+static pthread_key_t g_key;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;  /* registry, heap list, pool */
+static tld_t *g_tlds;
+static heap_t *g_heaps;
+static heap_t *g_heap_pool;
+static heap_t proc_heap;
+static nspa_heap_exception_fn g_exc_handler;
+static uintptr_t g_secret;     /* freed blocks carry (address ^ g_secret) in their 2nd word */
+
+static __thread tld_t tls_tld __attribute__((tls_model("initial-exec")));
+
+static void global_init_slow(void);
+static void tld_init(tld_t *t);
+
+static inline void global_init(void)
+{
+    if (unlikely(atomic_load_explicit(&g_init, memory_order_acquire) != 2))
+        global_init_slow();
+}
+
+static inline tld_t *tld_get(void)
+{
+    tld_t *t = &tls_tld;
+    if (unlikely(!t->inited))
+        tld_init(t);
+    return t;
+}
+
+static inline uintptr_t tld_token(tld_t *t) { return (uintptr_t)t; }
+
+/* ---------------------------------------------------------------------------------- */
+/* size classes                                                                       */
+/* ---------------------------------------------------------------------------------- */
+
+/* 16..256 in steps of 16, then 8 classes per doubling up to 128 KiB. n >= 1. */
+static inline unsigned size_class(size_t n)
+{
+    if (n <= 256)
+        return (unsigned)((n - 1) >> 4);
+    unsigned b = 63 - (unsigned)__builtin_clzl(n - 1);
+    return 16 + (b - 8) * 8 + (unsigned)(((n - 1) - ((size_t)1 << b)) >> (b - 3));
+}
+
+static void classes_init(void)
+{
+    for (unsigned c = 0; c < NCLASS; c++) {
+        size_t s;
+        if (c < 16)
+            s = 16 * (c + 1);
+        else {
+            unsigned b = 8 + (c - 16) / 8, i = (c - 16) % 8;
+            s = ((size_t)1 << b) + (size_t)(i + 1) * ((size_t)1 << (b - 3));
+        }
+        cls_size[c] = (uint32_t)s;
+        size_t sl = 1;
+        if (s > 8192) {
+            sl = (s * 8 + SLICE_SIZE - 1) / SLICE_SIZE;
+            if (sl > 16) sl = 16;
+        }
+        cls_slices[c] = (uint8_t)sl;
+    }
+    cls_small[0] = 0;
+    for (unsigned k = 1; k <= 64; k++)
+        cls_small[k] = (uint8_t)size_class((size_t)k * 16);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* errors                                                                             */
+/* ---------------------------------------------------------------------------------- */
+
+static void bad_free(heap_t *h, const void *p)
+{
+    if (h && h->magic == HEAP_MAGIC)
+        atomic_fetch_add_explicit(&h->bad_frees, 1, memory_order_relaxed);
+    if (terminate_on_corruption) {
+        fprintf(stderr, "nspa heap: invalid or double free of %p (STATUS_HEAP_CORRUPTION)\n", p);
+        abort();
+    }
+    SetLastError(ERROR_INVALID_PARAMETER);
+}
+
+static void *alloc_failed(heap_t *h, unsigned flags)
+{
+    if ((flags | (h ? h->flags : 0)) & HEAP_GENERATE_EXCEPTIONS) {
+        nspa_heap_exception_fn fn = __atomic_load_n(&g_exc_handler, __ATOMIC_ACQUIRE);
+        if (fn)
+            fn((unsigned)STATUS_NO_MEMORY, (nspa_heap_t *)h);
+        fprintf(stderr, "nspa heap: HeapAlloc raised STATUS_NO_MEMORY (0x%08x)\n",
+                (unsigned)STATUS_NO_MEMORY);
+        abort();
+    }
+    return NULL;
+}
+
+NSPA_EXPORT nspa_heap_exception_fn nspa_heap_set_exception_handler(nspa_heap_exception_fn fn)
+{
+    return __atomic_exchange_n(&g_exc_handler, fn, __ATOMIC_ACQ_REL);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* OS memory                                                                          */
+/* ---------------------------------------------------------------------------------- */
+
+static void *os_map_aligned(size_t size, int exec, int *huge)
+{
+    int prot = PROT_READ | PROT_WRITE | (exec ? PROT_EXEC : 0);
+    *huge = 0;
+    if (size == SEG_SIZE && __atomic_load_n(&hugetlb_ok, __ATOMIC_RELAXED)) {
+        void *p = mmap(NULL, SEG_SIZE, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+        if (p != MAP_FAILED) {
+            if (((uintptr_t)p & SEG_MASK) == 0) { *huge = 1; return p; }
+            munmap(p, SEG_SIZE);
+        }
+        __atomic_store_n(&hugetlb_ok, 0, __ATOMIC_RELAXED);  /* silent fallback */
+    }
+    size_t len = size + SEG_SIZE;
+    uint8_t *p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    uintptr_t a = ((uintptr_t)p + SEG_MASK) & ~(uintptr_t)SEG_MASK;
+    if (a > (uintptr_t)p)
+        munmap(p, a - (uintptr_t)p);
+    size_t tail = (uintptr_t)p + len - (a + size);
+    if (tail)
+        munmap((void *)(a + size), tail);
+    if (thp_opt && size == SEG_SIZE)
+        madvise((void *)a, size, MADV_HUGEPAGE);
+    return (void *)a;
+}
+
+static inline int segmap_has(uintptr_t a)
+{
+    if (unlikely(a >> SEGMAP_BITS) || unlikely(!segmap))
+        return 0;
+    return LD(segmap[a >> SEG_SHIFT]) != 0;
+}
+
+static void commit_add(heap_t *h, ptrdiff_t d)
+{
+    size_t v = atomic_fetch_add_explicit(&h->committed, (size_t)d, memory_order_relaxed) + (size_t)d;
+    if (d > 0) {
+        size_t pk = LD(h->committed_peak);
+        while (v > pk && !atomic_compare_exchange_weak_explicit(&h->committed_peak, &pk, v,
+                    memory_order_relaxed, memory_order_relaxed))
+            ;
+    }
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* stop-the-world heap lock                                                           */
+/* ---------------------------------------------------------------------------------- */
+
+static void enter_slow(tld_t *t, heap_t *h);
+
+static inline void enter(tld_t *t, heap_t *h)
+{
+#if NSPA_TSAN
+    atomic_store(&t->busy, h);
+    if (unlikely(atomic_load(&h->stw)))
+        enter_slow(t, h);
+#else
+    /* h->stw: bit 0 = a thread holds the heap lock; bit 1 = no membarrier on this
+     * system, so every entry takes the slow path and fences */
+    ST(t->busy, h);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (unlikely(LD(h->stw)))
+        enter_slow(t, h);
+#endif
+}
+
+static inline void leave(tld_t *t)
+{
+    STR(t->busy, NULL);
+}
+
+static __attribute__((noinline, cold)) void enter_slow(tld_t *t, heap_t *h)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!(atomic_load(&h->stw) & 1))
+        return;
+    for (;;) {
+        if (atomic_load(&h->lock_owner) == t)
+            return;
+        STR(t->busy, NULL);
+        pthread_mutex_lock(&h->stw_mtx);
+        pthread_mutex_unlock(&h->stw_mtx);
+        atomic_store(&t->busy, h);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!(atomic_load(&h->stw) & 1))
+            return;
+    }
+}
+
+static void heap_lock_impl(tld_t *t, heap_t *h)
+{
+    if (atomic_load(&h->lock_owner) == t) {
+        h->lock_depth++;
+        return;
+    }
+    pthread_mutex_lock(&h->stw_mtx);
+    atomic_store(&h->lock_owner, t);
+    h->lock_depth = 1;
+    atomic_fetch_or(&h->stw, 1);
+    if (!fence_mode && !NSPA_TSAN)
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    pthread_mutex_lock(&g_lock);
+    for (tld_t *r = g_tlds; r; r = r->next) {
+        if (r == t)
+            continue;
+        while (atomic_load(&r->busy) == h)
+            sched_yield();
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+static int heap_unlock_impl(tld_t *t, heap_t *h)
+{
+    if (atomic_load(&h->lock_owner) != t)
+        return 0;
+    if (--h->lock_depth == 0) {
+        atomic_store(&h->lock_owner, NULL);
+        atomic_fetch_and(&h->stw, ~1);
+        pthread_mutex_unlock(&h->stw_mtx);
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* lists                                                                              */
+/* ---------------------------------------------------------------------------------- */
+
+/* in the full list, a page comes back once an eighth of it is free again */
+static inline void page_mark_full(page_t *pg, int full)
+{
+    pg->in_full = (uint8_t)full;
+    uint32_t back = (pg->reserved + 7) / 8;
+    pg->trigger = full ? (pg->capacity > back ? pg->capacity - back : 0) : 0;
+}
+
+static inline void plist_remove(page_t **head, page_t *p)
+{
+    if (p->prev) p->prev->next = p->next; else *head = p->next;
+    if (p->next) p->next->prev = p->prev;
+    p->next = p->prev = NULL;
+}
+
+static inline void plist_push(page_t **head, page_t *p)
+{
+    p->prev = NULL;
+    p->next = *head;
+    if (*head) (*head)->prev = p;
+    *head = p;
+}
+
+static inline void slist_remove_own(seg_t **head, seg_t *s)
+{
+    if (s->own_prev) s->own_prev->own_next = s->own_next; else *head = s->own_next;
+    if (s->own_next) s->own_next->own_prev = s->own_prev;
+    s->own_next = s->own_prev = NULL;
+}
+
+static inline void slist_push_own(seg_t **head, seg_t *s)
+{
+    s->own_prev = NULL;
+    s->own_next = *head;
+    if (*head) (*head)->own_prev = s;
+    *head = s;
+}
+
+static void seg_link_all(heap_t *h, seg_t *s)
+{
+    s->all_prev = NULL;
+    s->all_next = h->segs;
+    if (h->segs) h->segs->all_prev = s;
+    h->segs = s;
+}
+
+static void seg_unlink_all(heap_t *h, seg_t *s)
+{
+    if (s->all_prev) s->all_prev->all_next = s->all_next; else h->segs = s->all_next;
+    if (s->all_next) s->all_next->all_prev = s->all_prev;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* pages                                                                              */
+/* ---------------------------------------------------------------------------------- */
+
+static inline uint32_t block_index(const page_t *pg, const void *b)
+{
+    return (uint32_t)(((uint64_t)((const uint8_t *)b - pg->start) * pg->inv) >> 40);
+}
+
+/* Owner, on handing out block i: set its allocated bit. A block that came back through
+ * another thread keeps both bits set while it waits in the free list (it is collected
+ * without walking the list); clear its remote bit now. */
+static inline void abm_take(page_t *pg, uint32_t i)
+{
+    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
+    uint64_t v = LD(*w), bit = 1ull << (i & 63);
+    if (likely(!(v & bit)))
+        ST(*w, v | bit);
+    else
+        atomic_fetch_and_explicit(&w[1], ~bit, memory_order_relaxed);
+}
+
+/* Owner: take the blocks other threads freed into this page, in one splice. The count
+ * is read before the list and incremented after each push, so 'used' may lag behind
+ * (stay high) but never drops below the truth: a page is never retired early. */
+static void page_collect(page_t *pg)
+{
+    if (!LD(pg->thread_free) && !LD(pg->remote_cnt))
+        return;
+    uint32_t cnt = atomic_exchange_explicit(&pg->remote_cnt, 0, memory_order_acquire);
+    void *l = atomic_exchange_explicit(&pg->thread_free, NULL, memory_order_acquire);
+    pg->used -= cnt;
+    if (!l)
+        return;
+    if (pg->free) {
+        void *t = l;
+        while (*(void **)t)
+            t = *(void **)t;
+        *(void **)t = pg->free;
+    }
+    pg->free = l;
+}
+
+static void page_extend(page_t *pg)
+{
+    uint32_t k = 8192 / pg->bsize;
+    if (k < 1) k = 1;
+    if (k > pg->reserved - pg->capacity) k = pg->reserved - pg->capacity;
+    uint8_t *b = pg->start + (size_t)(pg->capacity + k - 1) * pg->bsize;
+    void *f = pg->free;
+    for (uint32_t i = 0; i < k; i++, b -= pg->bsize) {
+        *(void **)b = f;
+        f = b;
+    }
+    pg->free = f;
+    __atomic_store_n(&pg->capacity, pg->capacity + k, __ATOMIC_RELAXED);
+}
+
+static void seg_purge(heap_t *h, seg_t *s)
+{
+    uint32_t m = s->dirty_mask;
+    if (!m)
+        return;
+    if (!s->hugetlb) {
+        while (m) {
+            unsigned a = (unsigned)__builtin_ctz(m), e = a;
+            while (e < NSLICES && (m & (1u << e))) e++;
+            madvise((uint8_t *)s + (size_t)a * SLICE_SIZE, (size_t)(e - a) * SLICE_SIZE, MADV_DONTNEED);
+            commit_add(h, -(ptrdiff_t)((size_t)(e - a) * SLICE_SIZE));
+            m &= ~(uint32_t)(((e >= 32) ? 0xFFFFFFFFu : ((1u << e) - 1)) & ~((1u << a) - 1));
+        }
+    }
+    s->dirty_mask = 0;
+}
+
+static void seg_release(heap_t *h, seg_t *s)
+{
+    pthread_mutex_lock(&h->big);
+    seg_unlink_all(h, s);
+    pthread_mutex_unlock(&h->big);
+    ST(segmap[(uintptr_t)s >> SEG_SHIFT], 0);
+    size_t committed = s->hugetlb ? SEG_SIZE
+        : SEG_SIZE - (size_t)__builtin_popcount(s->free_mask & ~s->dirty_mask) * SLICE_SIZE;
+    commit_add(h, -(ptrdiff_t)committed);
+    atomic_fetch_sub_explicit(&h->reserved, SEG_SIZE, memory_order_relaxed);
+    munmap(s, SEG_SIZE);
+}
+
+static void theap_purge(theap_t *th)
+{
+    for (seg_t *s = th->segs; s; s = s->own_next)
+        seg_purge(th->heap, s);
+    th->dirty_slices = 0;
+}
+
+/* Owner: page is empty; give its slices back to the segment. */
+static void page_retire(theap_t *th, page_t *pg, int may_release)
+{
+    seg_t *s = (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK);
+    unsigned si = (unsigned)(pg - s->pages), n = pg->nslices;
+    if (pg->in_full)
+        plist_remove(&th->full[pg->cls], pg);
+    else
+        plist_remove(&th->pages[pg->cls], pg);
+    uint32_t bits = (uint32_t)(((n >= 32) ? 0xFFFFFFFFull : ((1ull << n) - 1)) << si);
+    for (unsigned i = si; i < si + n; i++)
+        s->slice_first[i] = 0;
+    pg->bsize = 0;
+    pg->free = NULL;
+    page_mark_full(pg, 0);
+    s->free_mask |= bits;
+    s->dirty_mask |= bits;
+    th->dirty_slices += n;
+    th->used_slices -= n;
+    if (may_release && s->free_mask == ALL_SLICES) {
+        /* keep one empty segment per theap as a spare; release the others */
+        int other = 0;
+        for (seg_t *o = th->segs; o; o = o->own_next)
+            if (o != s && o->free_mask != 0) { other = 1; break; }
+        if (other) {
+            th->dirty_slices -= (uint32_t)__builtin_popcount(s->dirty_mask);
+            slist_remove_own(&th->segs, s);
+            seg_release(th->heap, s);
+            return;
+        }
+    }
+    /* hysteresis: decommit only when the idle committed memory exceeds 1 MiB and an
+     * eighth of what the thread's pages hold */
+    if (th->dirty_slices > PURGE_SLICES && th->dirty_slices > th->used_slices / 8)
+        theap_purge(th);
+}
+
+static int find_run(uint32_t mask, unsigned n)
+{
+    uint32_t want = (uint32_t)((1ull << n) - 1);
+    for (unsigned i = 1; i + n <= NSLICES; i++)
+        if (((mask >> i) & want) == want)
+            return (int)i;
+    return -1;
+}
+
+static seg_t *seg_new(theap_t *th)
+{
+    heap_t *h = th->heap;
+    int huge;
+    seg_t *s = os_map_aligned(SEG_SIZE, (h->flags & HEAP_CREATE_ENABLE_EXECUTE) != 0, &huge);
+    if (!s)
+        return NULL;
+    s->magic = SEG_MAGIC;
+    s->kind = SEG_NORMAL;
+    s->hugetlb = (uint32_t)huge;
+    s->heap = h;
+    s->owner = th;
+    ST(s->owner_tid, th->token);
+    s->map_size = SEG_SIZE;
+    s->free_mask = ALL_SLICES;
+    s->dirty_mask = 0;
+    atomic_fetch_add_explicit(&h->reserved, SEG_SIZE, memory_order_relaxed);
+    commit_add(h, huge ? (ptrdiff_t)SEG_SIZE : (ptrdiff_t)SLICE_SIZE);
+    pthread_mutex_lock(&h->big);
+    seg_link_all(h, s);
+    pthread_mutex_unlock(&h->big);
+    /* fixed heaps' arenas are marked 3 so that the free fast path (which does no
+     * accounting) leaves them to the generic path */
+    atomic_store_explicit(&segmap[(uintptr_t)s >> SEG_SHIFT], h->maximum ? 3 : SEG_NORMAL,
+                          memory_order_release);
+    slist_push_own(&th->segs, s);
+    return s;
+}
+
+static void theap_insert_page(theap_t *th, page_t *pg)
+{
+    if (!pg->free && pg->capacity == pg->reserved) {
+        page_mark_full(pg, 1);
+        plist_push(&th->full[pg->cls], pg);
+    } else {
+        page_mark_full(pg, 0);
+        /* behind the current allocation page */
+        page_t *head = th->pages[pg->cls];
+        if (head) {
+            pg->prev = head;
+            pg->next = head->next;
+            if (head->next) head->next->prev = pg;
+            head->next = pg;
+        } else
+            plist_push(&th->pages[pg->cls], pg);
+    }
+}
+
+/* Take over a segment whose owner thread has exited. */
+static int adopt_orphan(theap_t *th)
+{
+    heap_t *h = th->heap;
+    pthread_mutex_lock(&h->big);
+    seg_t *s = h->orphans;
+    if (s)
+        slist_remove_own(&h->orphans, s);
+    pthread_mutex_unlock(&h->big);
+    if (!s)
+        return 0;
+    s->owner = th;
+    ST(s->owner_tid, th->token);
+    slist_push_own(&th->segs, s);
+    th->dirty_slices += (uint32_t)__builtin_popcount(s->dirty_mask);
+    for (unsigned si = 1; si < NSLICES; si++) {
+        page_t *pg = &s->pages[si];
+        if (s->slice_first[si] != si || !pg->bsize)
+            continue;
+        pg->next = pg->prev = NULL;
+        th->used_slices += pg->nslices;
+        page_collect(pg);
+        theap_insert_page(th, pg);
+        if (pg->used == 0)
+            page_retire(th, pg, 0);
+    }
+    return 1;
+}
+
+static page_t *page_new(theap_t *th, unsigned c)
+{
+    unsigned n = cls_slices[c];
+    seg_t *s;
+    int si = -1;
+    for (int round = 0; round < 3 && si < 0; round++) {
+        for (s = th->segs; s; s = s->own_next)
+            if ((si = find_run(s->free_mask, n)) >= 0)
+                break;
+        if (si >= 0)
+            break;
+        if (round == 0 && adopt_orphan(th))
+            continue;
+        if (round <= 1) {
+            if (!seg_new(th))
+                return NULL;
+        }
+    }
+    if (si < 0)
+        return NULL;
+    uint32_t bits = (uint32_t)(((1ull << n) - 1) << si);
+    s->free_mask &= ~bits;
+    uint32_t was_dirty = s->dirty_mask & bits;
+    if (was_dirty) {
+        th->dirty_slices -= (uint32_t)__builtin_popcount(was_dirty);
+        s->dirty_mask &= ~bits;
+    }
+    if (!s->hugetlb)
+        commit_add(th->heap, (ptrdiff_t)((size_t)(n - (unsigned)__builtin_popcount(was_dirty)) * SLICE_SIZE));
+    for (unsigned i = (unsigned)si; i < (unsigned)si + n; i++)
+        s->slice_first[i] = (uint8_t)si;
+    th->used_slices += n;
+    page_t *pg = &s->pages[si];
+    pg->free = NULL;
+    pg->used = 0;
+    __atomic_store_n(&pg->capacity, 0, __ATOMIC_RELAXED);
+    pg->bsize = cls_size[c];
+    pg->reserved = (uint32_t)(((size_t)n * SLICE_SIZE) / pg->bsize);
+    pg->inv = (((uint64_t)1 << 40) + pg->bsize - 1) / pg->bsize;
+    pg->start = (uint8_t *)s + (size_t)si * SLICE_SIZE;
+    pg->cls = (uint16_t)c;
+    pg->nslices = (uint8_t)n;
+    page_mark_full(pg, 0);
+    ST(pg->thread_free, NULL);
+    ST(pg->remote_cnt, 0);
+    /* collected remote frees leave bits behind in an emptied page: start clean */
+    for (unsigned w = 0; w < 2 * BM_WORDS; w++)
+        ST(s->bm[si][w], 0);
+    plist_push(&th->pages[c], pg);
+    return pg;
+}
+
+/* Owner: find a page of class c with a free block and make it the head. */
+static page_t *alloc_page(theap_t *th, unsigned c)
+{
+    page_t *pg = th->pages[c];
+    while (pg) {
+        page_t *nx = pg->next;
+        if (!pg->free)
+            page_collect(pg);
+        if (!pg->free && pg->capacity < pg->reserved)
+            page_extend(pg);
+        if (pg->free)
+            goto found;
+        plist_remove(&th->pages[c], pg);
+        page_mark_full(pg, 1);
+        plist_push(&th->full[c], pg);
+        pg = nx;
+    }
+    for (pg = th->full[c]; pg; pg = pg->next) {
+        if (pg->free || LD(pg->thread_free)) {
+            page_collect(pg);
+            if (pg->free) {
+                plist_remove(&th->full[c], pg);
+                page_mark_full(pg, 0);
+                plist_push(&th->pages[c], pg);
+                return pg;
+            }
+        }
+    }
+    pg = page_new(th, c);
+    if (pg)
+        page_extend(pg);
+    return pg;
+found:
+    if (th->pages[c] != pg) {
+        plist_remove(&th->pages[c], pg);
+        plist_push(&th->pages[c], pg);
+    }
+    return pg;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* theaps and thread data                                                             */
+/* ---------------------------------------------------------------------------------- */
+
+static theap_t *theap_create(tld_t *t, heap_t *h)
+{
+    size_t sz = (sizeof(theap_t) + 4095) & ~(size_t)4095;
+    theap_t *th = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (th == MAP_FAILED)
+        return NULL;
+    th->heap = h;
+    th->tld = t;
+    th->token = tld_token(t);
+    pthread_mutex_lock(&g_lock);
+    pthread_mutex_lock(&h->big);
+    th->hprev = NULL;
+    th->hnext = h->theaps;
+    if (h->theaps) h->theaps->hprev = th;
+    h->theaps = th;
+    pthread_mutex_unlock(&h->big);
+    th->tnext = t->theaps;
+    t->theaps = th;
+    pthread_mutex_unlock(&g_lock);
+    return th;
+}
+
+static void theap_free_mem(theap_t *th)
+{
+    munmap(th, (sizeof(theap_t) + 4095) & ~(size_t)4095);
+}
+
+/* Thread exit: hand the theap's segments to the heap as orphans. */
+static void theap_abandon(theap_t *th)
+{
+    heap_t *h = th->heap;
+    tld_t *t = th->tld;
+    enter(t, h);
+    if (th->dead) {   /* the heap was destroyed under us */
+        leave(t);
+        return;
+    }
+    for (seg_t *s = th->segs, *nx; s; s = nx) {
+        nx = s->own_next;
+        for (unsigned si = 1; si < NSLICES; si++) {
+            page_t *pg = &s->pages[si];
+            if (s->slice_first[si] == si && pg->bsize) {
+                page_collect(pg);
+                if (pg->used == 0)
+                    page_retire(th, pg, 0);
+            }
+        }
+    }
+    theap_purge(th);
+    for (seg_t *s = th->segs, *nx; s; s = nx) {
+        nx = s->own_next;
+        slist_remove_own(&th->segs, s);
+        if (s->free_mask == ALL_SLICES) {
+            seg_release(h, s);
+            continue;
+        }
+        s->owner = NULL;
+        ST(s->owner_tid, 0);
+        pthread_mutex_lock(&h->big);
+        slist_push_own(&h->orphans, s);
+        pthread_mutex_unlock(&h->big);
+    }
+    pthread_mutex_lock(&h->big);
+    if (th->hprev) th->hprev->hnext = th->hnext; else h->theaps = th->hnext;
+    if (th->hnext) th->hnext->hprev = th->hprev;
+    pthread_mutex_unlock(&h->big);
+    leave(t);
+}
+
+static void tld_destroy(void *arg)
+{
+    tld_t *t = arg;
+    pthread_mutex_lock(&g_lock);
+    theap_t *list = t->theaps;
+    t->theaps = NULL;
+    t->proc = NULL;
+    memset(t->map, 0, sizeof t->map);
+    pthread_mutex_unlock(&g_lock);
+    for (theap_t *th = list, *nx; th; th = nx) {
+        nx = th->tnext;
+        theap_abandon(th);
+        theap_free_mem(th);
+    }
+    pthread_mutex_lock(&g_lock);
+    t->dying = 1;
+    if (t->prev) t->prev->next = t->next; else g_tlds = t->next;
+    if (t->next) t->next->prev = t->prev;
+    t->next = t->prev = NULL;
+    t->inited = 0;
+    pthread_mutex_unlock(&g_lock);
+}
+
+static void tld_init(tld_t *t)
+{
+    global_init();
+    if (t->dying)
+        return;   /* past our TLS destructor: callers use the shared theap */
+    pthread_mutex_lock(&g_lock);
+    t->prev = NULL;
+    t->next = g_tlds;
+    if (g_tlds) g_tlds->prev = t;
+    g_tlds = t;
+    t->inited = 1;
+    pthread_mutex_unlock(&g_lock);
+    pthread_setspecific(g_key, t);
+}
+
+static theap_t *theap_get_slow(tld_t *t, heap_t *h)
+{
+    if (h->magic != HEAP_MAGIC)
+        return NULL;
+    if (h == &proc_heap) {
+        if (!t->proc)
+            t->proc = theap_create(t, h);
+        return t->proc;
+    }
+    uint64_t serial = atomic_load(&h->serial);
+    for (unsigned i = 0; i < TMAP; i++)
+        if (t->map[i].heap == h && t->map[i].serial == serial)
+            return t->map[i].th;
+    for (theap_t *x = t->theaps; x; x = x->tnext)   /* fixed heaps stay out of the map */
+        if (x->heap == h && !x->dead && h->maximum)
+            return x;
+    theap_t *th = theap_create(t, h);
+    if (!th)
+        return NULL;
+    if (h->maximum)
+        return th;
+    unsigned i = t->map_next++ % TMAP;
+    t->map[i].heap = h;
+    t->map[i].serial = serial;
+    t->map[i].th = th;
+    return th;
+}
+
+static inline theap_t *theap_get(tld_t *t, heap_t *h)
+{
+    if (likely(h == &proc_heap) && likely(t->proc != NULL))
+        return t->proc;
+    uint64_t serial = LD(h->serial);
+    for (unsigned i = 0; i < TMAP; i++)
+        if (t->map[i].heap == h && t->map[i].serial == serial)
+            return t->map[i].th;
+    return theap_get_slow(t, h);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* init, fork                                                                         */
+/* ---------------------------------------------------------------------------------- */
+
+static void heap_struct_init(heap_t *h, unsigned flags, size_t maximum)
+{
+    pthread_mutex_init(&h->stw_mtx, NULL);
+    pthread_mutex_init(&h->big, NULL);
+    h->flags = flags;
+    h->maximum = maximum;
+    ST(h->fixed_used, 0);
+    ST(h->stw, fence_mode ? 2 : 0);
+    atomic_store(&h->lock_owner, NULL);
+    h->lock_depth = 0;
+    h->segs = h->orphans = NULL;
+    h->theaps = NULL;
+    h->shared = NULL;
+    ST(h->committed, 0);
+    ST(h->committed_peak, 0);
+    ST(h->reserved, 0);
+    ST(h->bad_frees, 0);
+}
+
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&g_lock);
+    for (heap_t *h = g_heaps; h; h = h->list_next)
+        pthread_mutex_lock(&h->big);
+}
+
+static void atfork_parent(void)
+{
+    for (heap_t *h = g_heaps; h; h = h->list_next)
+        pthread_mutex_unlock(&h->big);
+    pthread_mutex_unlock(&g_lock);
+}
+
+static void atfork_child(void)
+{
+    /* only this thread survives: the others' theaps stay as they are (their segments are
+     * simply never allocated from again); their busy words no longer matter */
+    for (heap_t *h = g_heaps; h; h = h->list_next) {
+        pthread_mutex_init(&h->big, NULL);
+        pthread_mutex_init(&h->stw_mtx, NULL);
+        if (atomic_load(&h->lock_owner) != &tls_tld) {
+            atomic_store(&h->lock_owner, NULL);
+            h->lock_depth = 0;
+            atomic_store(&h->stw, fence_mode ? 2 : 0);
+        } else
+            pthread_mutex_lock(&h->stw_mtx);
+    }
+    tld_t *me = &tls_tld;
+    g_tlds = NULL;
+    if (me->inited) {
+        me->next = me->prev = NULL;
+        g_tlds = me;
+    }
+    pthread_mutex_init(&g_lock, NULL);
+    if (!fence_mode && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
+        fence_mode = 1;
+}
+
+static void global_init_slow(void)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&g_init, &expect, 1)) {
+        while (atomic_load_explicit(&g_init, memory_order_acquire) != 2)
+            sched_yield();
+        return;
+    }
+    classes_init();
+    {
+        uint64_t x = (uint64_t)(uintptr_t)&g_secret ^ ((uint64_t)getpid() << 32);
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        x ^= (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull;
+        x ^= x >> 29; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 32;
+        g_secret = (uintptr_t)(x | 1);
+    }
+    size_t mapsz = (size_t)1 << (SEGMAP_BITS - SEG_SHIFT);
+    void *m = mmap(NULL, mapsz, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        fprintf(stderr, "nspa heap: cannot reserve the segment map\n");
+        abort();
+    }
+    segmap = m;
+    if (NSPA_TSAN || syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
+        fence_mode = 1;
+    const char *e = getenv("NSPA_HEAP_LARGE_PAGES");
+    if (e && e[0] == '0')
+        hugetlb_ok = 0;
+    e = getenv("NSPA_HEAP_THP");
+    thp_opt = e && e[0] == '1';
+    pthread_key_create(&g_key, tld_destroy);
+    heap_struct_init(&proc_heap, 0, 0);
+    proc_heap.magic = HEAP_MAGIC;
+    atomic_store(&proc_heap.serial, 1);
+    g_heaps = &proc_heap;
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    atomic_store_explicit(&g_init, 2, memory_order_release);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* large blocks                                                                       */
+/* ---------------------------------------------------------------------------------- */
+
+static void *huge_alloc(heap_t *h, size_t n, size_t align)
+{
+    size_t off = align > HUGE_HDR ? align : HUGE_HDR;
+    if (n > ((size_t)1 << 46))
+        return NULL;
+    size_t map = (off + (n ? n : 1) + 4095) & ~(size_t)4095;
+    int huge;
+    seg_t *s = os_map_aligned(map, (h->flags & HEAP_CREATE_ENABLE_EXECUTE) != 0, &huge);
+    if (!s)
+        return NULL;
+    s->magic = SEG_MAGIC;
+    s->kind = SEG_HUGE;
+    s->heap = h;
+    s->map_size = map;
+    s->huge_size = n;
+    s->huge_off = off;
+    atomic_fetch_add_explicit(&h->reserved, map, memory_order_relaxed);
+    commit_add(h, (ptrdiff_t)map);
+    pthread_mutex_lock(&h->big);
+    seg_link_all(h, s);
+    pthread_mutex_unlock(&h->big);
+    atomic_store_explicit(&segmap[(uintptr_t)s >> SEG_SHIFT], SEG_HUGE, memory_order_release);
+    return (uint8_t *)s + off;
+}
+
+static void huge_free(heap_t *h, seg_t *s)
+{
+    pthread_mutex_lock(&h->big);
+    seg_unlink_all(h, s);
+    pthread_mutex_unlock(&h->big);
+    ST(segmap[(uintptr_t)s >> SEG_SHIFT], 0);
+    atomic_fetch_sub_explicit(&h->reserved, s->map_size, memory_order_relaxed);
+    commit_add(h, -(ptrdiff_t)s->map_size);
+    munmap(s, s->map_size);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* block lookup                                                                       */
+/* ---------------------------------------------------------------------------------- */
+
+/* A block's requested size lives in its last bytes: the last byte is the slack
+ * (block size - requested) when below 255, else 255 and the slack as a u32 before it.
+ * Every block holds at least one byte more than requested, so there is always room. */
+static inline void trailer_set(uint8_t *b, uint32_t bsize, size_t n)
+{
+    size_t slack = bsize - n;
+    if (likely(slack < 255))
+        b[bsize - 1] = (uint8_t)slack;
+    else {
+        uint32_t s32 = (uint32_t)slack;
+        b[bsize - 1] = 255;
+        memcpy(b + bsize - 5, &s32, 4);
+    }
+}
+
+static inline size_t trailer_get(const uint8_t *b, uint32_t bsize)
+{
+    size_t slack = b[bsize - 1];
+    if (slack == 255) {
+        uint32_t s32;
+        memcpy(&s32, b + bsize - 5, 4);
+        slack = s32;
+    }
+    if (slack == 0 || slack > bsize)   /* scribbled over by the user */
+        slack = 1;
+    return bsize - slack;
+}
+
+/* Resolve p to its page and index; 0 if p is not a carved block start of a normal
+ * segment. For large blocks returns 2 with *sp set. Does not check the allocated bit. */
+static inline int locate(const void *p, seg_t **sp, page_t **pgp, uint32_t *ip)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (unlikely(a >> SEGMAP_BITS) || unlikely(!segmap))
+        return 0;
+    unsigned char kind = LD(segmap[a >> SEG_SHIFT]);
+    if (unlikely(!kind))
+        return 0;
+    seg_t *s = (seg_t *)(a & ~(uintptr_t)SEG_MASK);
+    *sp = s;
+    if (unlikely(kind == SEG_HUGE))
+        return (a == (uintptr_t)s + s->huge_off) ? 2 : 0;
+    unsigned si = (unsigned)((a - (uintptr_t)s) >> SLICE_SHIFT);
+    if (unlikely(si == 0))
+        return 0;
+    page_t *pg = &s->pages[s->slice_first[si]];
+    uint32_t bsize = pg->bsize;
+    if (unlikely(!bsize || s->slice_first[si] == 0))
+        return 0;
+    uint32_t off = (uint32_t)(a - (uintptr_t)pg->start);
+    uint32_t i = block_index(pg, p);
+    if (unlikely(i * bsize != off || i >= __atomic_load_n(&pg->capacity, __ATOMIC_RELAXED)))
+        return 0;
+    *pgp = pg;
+    *ip = i;
+    return 1;
+}
+
+static inline int block_live(const page_t *pg, uint32_t i)
+{
+    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
+    uint64_t bit = 1ull << (i & 63);
+    return (LD(w[0]) & bit) && !(LD(w[1]) & bit);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* alloc / free                                                                       */
+/* ---------------------------------------------------------------------------------- */
+
+static void *alloc_small_slow(tld_t *t, theap_t *th, unsigned c, size_t n, unsigned flags);
+
+static inline int fixed_charge(heap_t *h, size_t bytes)
+{
+    size_t u = atomic_fetch_add_explicit(&h->fixed_used, bytes, memory_order_relaxed) + bytes;
+    if (u > h->maximum) {
+        atomic_fetch_sub_explicit(&h->fixed_used, bytes, memory_order_relaxed);
+        return 0;
+    }
+    return 1;
+}
+
+static inline void *alloc_in_class(tld_t *t, theap_t *th, unsigned c, size_t n, unsigned flags)
+{
+    page_t *pg = th->pages[c];
+    void *b;
+    if (likely(pg != NULL) && likely((b = pg->free) != NULL)) {
+        void *next = *(void **)b;
+        pg->free = next;
+        /* the next block of this class is popped a few dozen operations from now:
+         * fetch its link now so that pop does not wait for memory */
+        __builtin_prefetch(next, 1, 3);
+        pg->used++;
+        abm_take(pg, block_index(pg, b));
+        trailer_set(b, pg->bsize, n);
+        return b;
+    }
+    return alloc_small_slow(t, th, c, n, flags);
+}
+
+static void *alloc_small_slow(tld_t *t, theap_t *th, unsigned c, size_t n, unsigned flags)
+{
+    page_t *pg = alloc_page(th, c);
+    if (!pg)
+        return NULL;
+    void *b = pg->free;
+    pg->free = *(void **)b;
+    pg->used++;
+    abm_take(pg, block_index(pg, b));
+    trailer_set(b, pg->bsize, n);
+    return b;
+}
+
+static void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align);
+
+static __attribute__((noinline)) void *alloc_fast_miss(tld_t *t, theap_t *th, heap_t *h,
+                                                       unsigned c, unsigned flags, size_t n)
+{
+    void *b = alloc_small_slow(t, th, c, n, flags);
+    leave(t);
+    if (unlikely(!b))
+        return alloc_failed(h, flags);
+    if (unlikely(flags & HEAP_ZERO_MEMORY))
+        memset(b, 0, n);
+    return b;
+}
+
+static __attribute__((noinline)) void *zero_block(void *b, size_t n)
+{
+    return memset(b, 0, n);
+}
+
+static inline theap_t *theap_lookup_fast(tld_t *t, heap_t *h)
+{
+    if (likely(h == &proc_heap))
+        return t->proc;
+    uint64_t serial = LD(h->serial);
+    for (unsigned i = 0; i < TMAP; i++)
+        if (t->map[i].heap == h && t->map[i].serial == serial)
+            return t->map[i].th;
+    return NULL;
+}
+
+/* Fast path: a thread with a theap for h (fixed heaps never get one in the map), a
+ * block below 1 KiB, a page with a free block. Everything else: heap_alloc_generic. */
+static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, unsigned flags, size_t n)
+{
+    tld_t *t = &tls_tld;
+    theap_t *th = theap_lookup_fast(t, h);
+    if (unlikely(th == NULL) || unlikely(n >= 1024))
+        return heap_alloc_generic(h, flags, n, 16);
+    unsigned c = cls_small[(n + 16) >> 4];
+    enter(t, h);
+    page_t *pg = th->pages[c];
+    void *b;
+    if (unlikely(pg == NULL) || unlikely((b = pg->free) == NULL))
+        return alloc_fast_miss(t, th, h, c, flags, n);
+    void *next = *(void **)b;
+    pg->free = next;
+    /* the next block of this class is popped a few dozen operations from now: fetch
+     * its link now so that pop does not wait for memory */
+    __builtin_prefetch(next, 1, 3);
+    pg->used++;
+    abm_take(pg, block_index(pg, b));
+    trailer_set(b, pg->bsize, n);
+    leave(t);
+    if (unlikely(flags & HEAP_ZERO_MEMORY))
+        return zero_block(b, n);   /* tail call: no frame here */
+    return b;
+}
+
+/* A thread past its TLS destructor (glibc still frees per-thread data then) works on
+ * the heap's shared theap under stw_mtx, which also excludes HeapLock holders. */
+static inline void op_begin(tld_t *t, heap_t *h)
+{
+    if (likely(t->inited)) enter(t, h); else pthread_mutex_lock(&h->stw_mtx);
+}
+
+static inline void op_end(tld_t *t, heap_t *h)
+{
+    if (likely(t->inited)) leave(t); else pthread_mutex_unlock(&h->stw_mtx);
+}
+
+static theap_t *shared_theap(heap_t *h)   /* stw_mtx held */
+{
+    if (!h->shared) {
+        size_t sz = (sizeof(theap_t) + 4095) & ~(size_t)4095;
+        theap_t *th = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (th == MAP_FAILED)
+            return NULL;
+        th->heap = h;
+        th->token = 1;
+        h->shared = th;
+    }
+    return h->shared;
+}
+
+/* Any size, any alignment, fixed heaps, first call of a thread. */
+static void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align)
+{
+    tld_t *t = tld_get();
+    if (!h || h->magic != HEAP_MAGIC)
+        return NULL;
+    if (h->maximum && (n >= FIXED_MAX_BLOCK || n >= h->maximum))
+        return alloc_failed(h, flags);
+    void *b = NULL;
+    size_t need = n, charged = 0;
+    if (align > 16)
+        need = ((n ? n : 1) + align - 1) & ~(align - 1);
+    if (need < SMALL_MAX && need + 1 <= SMALL_MAX && align <= 65536) {
+        unsigned c = size_class(need + 1);
+        while (c < NCLASS && (cls_size[c] & (align - 1)))
+            c++;
+        if (c < NCLASS) {
+            theap_t *th = t->inited ? theap_get(t, h) : NULL;
+            if (!th && t->inited)
+                return alloc_failed(h, flags);
+            if (h->maximum) {
+                if (!fixed_charge(h, cls_size[c]))
+                    return alloc_failed(h, flags);
+                charged = cls_size[c];
+            }
+            op_begin(t, h);
+            if (!th)
+                th = shared_theap(h);
+            b = th ? alloc_in_class(t, th, c, n, flags) : NULL;
+            op_end(t, h);
+            if (!b && charged)
+                atomic_fetch_sub_explicit(&h->fixed_used, charged, memory_order_relaxed);
+            goto done;
+        }
+    }
+    if (align > SEG_SIZE / 2)
+        return alloc_failed(h, flags);
+    if (h->maximum) {
+        if (!fixed_charge(h, n + HUGE_HDR))
+            return alloc_failed(h, flags);
+    }
+    op_begin(t, h);
+    b = huge_alloc(h, n, align);
+    op_end(t, h);
+    if (!b && h->maximum)
+        atomic_fetch_sub_explicit(&h->fixed_used, n + HUGE_HDR, memory_order_relaxed);
+done:
+    if (!b)
+        return alloc_failed(h, flags);
+    if (flags & HEAP_ZERO_MEMORY)
+        memset(b, 0, n);
+    return b;
+}
+
+static __attribute__((noinline)) void free_local_slow(theap_t *th, page_t *pg)
+{
+    if (pg->used == 0 && th->pages[pg->cls] != pg) {
+        page_retire(th, pg, 1);
+        return;
+    }
+    /* a full page goes back to the available list only once an eighth of it is free
+     * again (before that, alloc_page still finds it when nothing else has room) */
+    if (pg->in_full) {
+        plist_remove(&th->full[pg->cls], pg);
+        page_mark_full(pg, 0);
+        theap_insert_page(th, pg);
+    }
+}
+
+/* 0: not a live block (double free) */
+static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
+{
+    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
+    uint64_t bit = 1ull << (i & 63);
+    uint64_t a = LD(w[0]);
+    if (unlikely(!(a & bit)))
+        return 0;
+    if (LD(s->owner_tid) == tld_token(t)) {
+        if (unlikely(LD(w[1]) & bit))
+            return 0;
+        ST(w[0], a & ~bit);
+        *(void **)p = pg->free;
+        pg->free = p;
+        if (unlikely(--pg->used == pg->trigger))
+            free_local_slow(s->owner, pg);
+    } else {
+        if (unlikely(atomic_fetch_or_explicit(&w[1], bit, memory_order_relaxed) & bit))
+            return 0;
+        void *head = LD(pg->thread_free);
+        do {
+            *(void **)p = head;
+        } while (!atomic_compare_exchange_weak_explicit(&pg->thread_free, &head, p,
+                     memory_order_release, memory_order_relaxed));
+        atomic_fetch_add_explicit(&pg->remote_cnt, 1, memory_order_release);
+    }
+    return 1;
+}
+
+/* Returns 1 freed, 0 rejected (bad_free already reported). */
+static int heap_free_impl(heap_t *h, void *p);
+
+static __attribute__((noinline)) int free_local_slow_leave(tld_t *t, theap_t *th, page_t *pg)
+{
+    free_local_slow(th, pg);
+    leave(t);
+    return 1;
+}
+
+/* Fast path: a block of a growable heap's arena that the calling thread owns. Anything
+ * else (remote, large, fixed heap, bad pointer) goes to heap_free_impl. */
+static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (unlikely(a >> SEGMAP_BITS))
+        return heap_free_impl(h, p);
+    _Atomic unsigned char *sm = segmap;
+    if (unlikely(!sm) || unlikely(LD(sm[a >> SEG_SHIFT]) != SEG_NORMAL))
+        return heap_free_impl(h, p);
+    seg_t *s = (seg_t *)(a & ~(uintptr_t)SEG_MASK);
+    tld_t *t = &tls_tld;
+    if (unlikely(LD(s->owner_tid) != tld_token(t)) || unlikely(s->heap != h))
+        return heap_free_impl(h, p);
+    enter(t, h);
+    unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
+    page_t *pg = &s->pages[f];
+    uint32_t off = (uint32_t)(a - (uintptr_t)pg->start);
+    uint32_t i = block_index(pg, p);
+    if (unlikely(f == 0) || unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
+        goto slow;
+    _Atomic uint64_t *w = &s->bm[f][2 * (i >> 6)];
+    uint64_t bit = 1ull << (i & 63);
+    uint64_t al = LD(w[0]);
+    if (unlikely(!(al & bit)) || unlikely(LD(w[1]) & bit))
+        goto slow;
+    ST(w[0], al & ~bit);
+    *(void **)p = pg->free;
+    pg->free = p;
+    if (unlikely(--pg->used == pg->trigger))
+        return free_local_slow_leave(t, s->owner, pg);   /* tail call: no frame here */
+    leave(t);
+    return 1;
+slow:
+    leave(t);
+    return heap_free_impl(h, p);
+}
+
+static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
+{
+    /* a remote free writes the block's link right before a locked CAS, which waits for
+     * that store: start fetching the line (owned by the allocating core) now */
+    if (likely(segmap_has((uintptr_t)p)))
+        __builtin_prefetch(p, 1, 0);
+    seg_t *s;
+    page_t *pg;
+    uint32_t i;
+    int k = locate(p, &s, &pg, &i);
+    if (unlikely(k != 1) || unlikely(s->heap != h)) {
+        if (k == 2 && s->heap == h && s->magic == SEG_MAGIC) {
+            tld_t *t = tld_get();
+            if (h->maximum)
+                atomic_fetch_sub_explicit(&h->fixed_used, s->huge_size + HUGE_HDR, memory_order_relaxed);
+            op_begin(t, h);
+            huge_free(h, s);
+            op_end(t, h);
+            return 1;
+        }
+        bad_free(h, p);
+        return 0;
+    }
+    tld_t *t = &tls_tld;
+    if (unlikely(!t->inited))
+        t = tld_get();
+    uint32_t bsize = pg->bsize;
+    op_begin(t, h);
+    if (unlikely(!free_core(t, s, pg, p, i))) {
+        op_end(t, h);
+        bad_free(h, p);
+        return 0;
+    }
+    op_end(t, h);
+    if (unlikely(h->maximum))
+        atomic_fetch_sub_explicit(&h->fixed_used, bsize, memory_order_relaxed);
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* public API                                                                         */
+/* ---------------------------------------------------------------------------------- */
+
+static inline heap_t *H(nspa_heap_t *x) { return (heap_t *)x; }
+
+NSPA_EXPORT nspa_heap_t *nspa_heap_process(void)
+{
+    global_init();
+    return (nspa_heap_t *)&proc_heap;
+}
+
+NSPA_EXPORT nspa_heap_t *nspa_heap_create(unsigned int flags, size_t initial, size_t maximum)
+{
+    global_init();
+    tld_get();
+    pthread_mutex_lock(&g_lock);
+    heap_t *h = g_heap_pool;
+    if (h)
+        g_heap_pool = h->list_next;
+    pthread_mutex_unlock(&g_lock);
+    if (!h) {
+        h = mmap(NULL, (sizeof(heap_t) + 4095) & ~(size_t)4095, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (h == MAP_FAILED) {
+            SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+            return NULL;
+        }
+    }
+    if (maximum && maximum < initial)
+        maximum = initial;
+    if (maximum)
+        maximum = (maximum + 4095) & ~(size_t)4095;
+    heap_struct_init(h, flags & (HEAP_NO_SERIALIZE | HEAP_GENERATE_EXCEPTIONS | HEAP_CREATE_ENABLE_EXECUTE),
+                     maximum);
+    static _Atomic uint64_t serials = 2;
+    atomic_store(&h->serial, atomic_fetch_add(&serials, 1));
+    pthread_mutex_lock(&g_lock);
+    h->list_prev = NULL;
+    h->list_next = g_heaps;
+    if (g_heaps) g_heaps->list_prev = h;
+    g_heaps = h;
+    h->magic = HEAP_MAGIC;
+    pthread_mutex_unlock(&g_lock);
+    (void)initial;   /* pages are committed on first touch; see docs/heap.md */
+    return (nspa_heap_t *)h;
+}
+
+NSPA_EXPORT int nspa_heap_destroy(nspa_heap_t *hh)
+{
+    heap_t *h = H(hh);
+    global_init();
+    tld_t *t = tld_get();
+    if (!h || h->magic != HEAP_MAGIC) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    if (h == &proc_heap) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return 0;
+    }
+    heap_lock_impl(t, h);
+    pthread_mutex_lock(&g_lock);
+    h->magic = 0;
+    atomic_fetch_add(&h->serial, 1);
+    /* theaps: ours are freed now, other threads' are marked dead and freed at their exit */
+    for (theap_t *th = h->theaps, *nx; th; th = nx) {
+        nx = th->hnext;
+        th->dead = 1;
+        if (th->tld == t) {
+            theap_t **pp = &t->theaps;
+            while (*pp && *pp != th) pp = &(*pp)->tnext;
+            if (*pp) *pp = th->tnext;
+            theap_free_mem(th);
+        }
+    }
+    h->theaps = NULL;
+    if (h->shared) {
+        theap_free_mem(h->shared);
+        h->shared = NULL;
+    }
+    if (h->list_prev) h->list_prev->list_next = h->list_next; else g_heaps = h->list_next;
+    if (h->list_next) h->list_next->list_prev = h->list_prev;
+    pthread_mutex_unlock(&g_lock);
+    for (seg_t *s = h->segs, *nx; s; s = nx) {
+        nx = s->all_next;
+        ST(segmap[(uintptr_t)s >> SEG_SHIFT], 0);
+        munmap(s, s->map_size);
+    }
+    h->segs = h->orphans = NULL;
+    heap_unlock_impl(t, h);
+    pthread_mutex_lock(&g_lock);
+    h->list_next = g_heap_pool;
+    g_heap_pool = h;
+    pthread_mutex_unlock(&g_lock);
+    return 1;
+}
+
+NSPA_EXPORT void *nspa_heap_alloc(nspa_heap_t *h, unsigned int flags, size_t n)
+{
+    return heap_alloc_impl(H(h), flags, n);
+}
+
+NSPA_EXPORT void *nspa_heap_alloc_aligned(nspa_heap_t *h, unsigned int flags, size_t align, size_t n)
+{
+    if (align == 0 || (align & (align - 1)) || align > SEG_SIZE / 2) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return NULL;
+    }
+    if (align <= 16)
+        return heap_alloc_impl(H(h), flags, n);
+    return heap_alloc_generic(H(h), flags, n, align);
+}
+
+NSPA_EXPORT int nspa_heap_free(nspa_heap_t *h, unsigned int flags, void *p)
+{
+    if (!p)
+        return 1;
+    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC)) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    return heap_free_fast(H(h), p);
+}
+
+static size_t block_size_of(heap_t *h, const void *p, int *kind, uint32_t *bsize)
+{
+    seg_t *s;
+    page_t *pg;
+    uint32_t i;
+    int k = locate(p, &s, &pg, &i);
+    if (!k || s->heap != h)
+        return (size_t)-1;
+    *kind = k;
+    if (k == 2) {
+        *bsize = 0;
+        return s->huge_size;
+    }
+    if (!block_live(pg, i))
+        return (size_t)-1;
+    *bsize = pg->bsize;
+    return trailer_get(p, pg->bsize);
+}
+
+NSPA_EXPORT size_t nspa_heap_size(nspa_heap_t *hh, unsigned int flags, const void *p)
+{
+    heap_t *h = H(hh);
+    int kind;
+    uint32_t bsize;
+    if (!h || h->magic != HEAP_MAGIC || !p)
+        return (size_t)-1;
+    return block_size_of(h, p, &kind, &bsize);
+}
+
+NSPA_EXPORT size_t nspa_heap_usable_size(const void *p)
+{
+    seg_t *s;
+    page_t *pg;
+    uint32_t i;
+    int k = p ? locate(p, &s, &pg, &i) : 0;
+    if (k == 2)
+        return s->map_size - s->huge_off;
+    if (k == 1 && block_live(pg, i))
+        return pg->bsize;
+    return 0;
+}
+
+NSPA_EXPORT void *nspa_heap_realloc(nspa_heap_t *hh, unsigned int flags, void *p, size_t n)
+{
+    heap_t *h = H(hh);
+    if (!h || h->magic != HEAP_MAGIC) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return NULL;
+    }
+    if (!p) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return NULL;
+    }
+    int kind;
+    uint32_t bsize;
+    size_t old = block_size_of(h, p, &kind, &bsize);
+    if (old == (size_t)-1) {
+        bad_free(h, p);
+        return NULL;
+    }
+    unsigned eff = flags | h->flags;
+    if (n >= ((size_t)1 << 46) || (h->maximum && n >= FIXED_MAX_BLOCK)) {
+        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+        return alloc_failed(h, flags);
+    }
+    /* in place: the block (keeping its one trailer byte) still holds n */
+    int fits = 0;
+    if (kind == 2) {
+        seg_t *s = (seg_t *)((uintptr_t)p & ~(uintptr_t)SEG_MASK);
+        fits = n + s->huge_off <= s->map_size && n >= SMALL_MAX / 2;
+        if (fits) {
+            if (h->maximum) {
+                if (n > old && !fixed_charge(h, n - old))
+                    fits = 0;
+                else if (n < old)
+                    atomic_fetch_sub_explicit(&h->fixed_used, old - n, memory_order_relaxed);
+            }
+            if (fits) {
+                if ((eff & HEAP_ZERO_MEMORY) && n > old)
+                    memset((uint8_t *)p + old, 0, n - old);
+                s->huge_size = n;
+                return p;
+            }
+        }
+    } else if (n + 1 <= bsize) {
+        void *q = NULL;
+        if (n + 1 <= bsize / 2 && !(flags & HEAP_REALLOC_IN_PLACE_ONLY))   /* shrink a lot: move */
+            q = heap_alloc_impl(h, flags & ~(unsigned)(HEAP_ZERO_MEMORY | HEAP_GENERATE_EXCEPTIONS), n);
+        if (!q) {
+            if ((eff & HEAP_ZERO_MEMORY) && n > old)
+                memset((uint8_t *)p + old, 0, n - old);
+            trailer_set(p, bsize, n);
+            return p;
+        }
+        memcpy(q, p, old < n ? old : n);
+        if ((eff & HEAP_ZERO_MEMORY) && n > old)
+            memset((uint8_t *)q + old, 0, n - old);
+        heap_free_impl(h, p);
+        return q;
+    }
+    if (flags & HEAP_REALLOC_IN_PLACE_ONLY) {
+        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+        return alloc_failed(h, flags);
+    }
+    void *q = heap_alloc_impl(h, flags & ~(unsigned)(HEAP_ZERO_MEMORY | HEAP_GENERATE_EXCEPTIONS), n);
+    if (!q) {
+        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+        return alloc_failed(h, flags);
+    }
+    memcpy(q, p, old < n ? old : n);
+    if ((eff & HEAP_ZERO_MEMORY) && n > old)
+        memset((uint8_t *)q + old, 0, n - old);
+    heap_free_impl(h, p);
+    return q;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* validate, walk, compact, stats (world stopped)                                      */
+/* ---------------------------------------------------------------------------------- */
+
+/* World stopped: mark the page's free blocks (local and thread-free lists) in fm.
+ * Returns 0 if a list leaves the page, is misaligned, repeats a block or loops. */
+static int page_free_map(page_t *pg, uint64_t *fm, uint32_t *nlocal, uint32_t *npend)
+{
+    memset(fm, 0, BM_WORDS * sizeof(uint64_t));
+    if (pg->capacity > pg->reserved || pg->reserved > MAX_BLOCKS || pg->used > pg->capacity)
+        return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t n = 0;
+        for (void *f = pass ? LD(pg->thread_free) : pg->free; f; f = *(void **)f) {
+            uint8_t *b = f;
+            if (b < pg->start || b >= pg->start + (size_t)pg->capacity * pg->bsize)
+                return 0;
+            uint32_t i = block_index(pg, b);
+            if ((size_t)i * pg->bsize != (size_t)(b - pg->start))
+                return 0;
+            if (fm[i >> 6] & (1ull << (i & 63)))
+                return 0;            /* the same block twice: a double free got in */
+            fm[i >> 6] |= 1ull << (i & 63);
+            /* pending blocks, and collected ones not yet reused, have both bits set;
+             * locally freed ones neither */
+            uint64_t a = LD(PG_BM(pg)[2 * (i >> 6)]) & (1ull << (i & 63));
+            uint64_t r = LD(PG_BM(pg)[2 * (i >> 6) + 1]) & (1ull << (i & 63));
+            if (pass ? !(a && r) : (!a != !r))
+                return 0;
+            n++;
+        }
+        if (pass) *npend = n; else *nlocal = n;
+    }
+    return 1;
+}
+
+static int page_check(page_t *pg)
+{
+    uint64_t fm[BM_WORDS];
+    uint32_t nlocal, npend;
+    if (!page_free_map(pg, fm, &nlocal, &npend))
+        return 0;
+    /* used counts blocks handed out and not yet collected back (pending ones included) */
+    uint32_t nalloc = 0, nrem = 0;
+    for (uint32_t w = 0; w < BM_WORDS; w++) {
+        uint64_t a = LD(PG_BM(pg)[2 * w]), r = LD(PG_BM(pg)[2 * w + 1]);
+        if (r & ~a)
+            return 0;
+        nalloc += (uint32_t)__builtin_popcountll(a);
+        nrem += (uint32_t)__builtin_popcountll(r);
+    }
+    uint32_t live = pg->capacity - nlocal - npend;
+    return live == nalloc - nrem && pg->used == live + LD(pg->remote_cnt);
+}
+
+static int heap_check_all(heap_t *h)
+{
+    pthread_mutex_lock(&h->big);
+    int ok = 1;
+    for (seg_t *s = h->segs; s && ok; s = s->all_next) {
+        if (s->magic != SEG_MAGIC || s->heap != h)
+            ok = 0;
+        else if (s->kind == SEG_NORMAL) {
+            for (unsigned si = 1; si < NSLICES && ok; si++) {
+                page_t *pg = &s->pages[si];
+                int inuse = !(s->free_mask & (1u << si));
+                if (!inuse)
+                    continue;
+                if (s->slice_first[si] == 0 || s->slice_first[si] > si)
+                    ok = 0;
+                else if (s->slice_first[si] == si)
+                    ok = pg->bsize != 0 && page_check(pg);
+            }
+        }
+    }
+    pthread_mutex_unlock(&h->big);
+    return ok;
+}
+
+NSPA_EXPORT int nspa_heap_validate(nspa_heap_t *hh, unsigned int flags, const void *p)
+{
+    heap_t *h = H(hh);
+    if (!h || h->magic != HEAP_MAGIC)
+        return 0;
+    tld_t *t = tld_get();
+    heap_lock_impl(t, h);
+    int ok;
+    if (p) {
+        int kind;
+        uint32_t bsize;
+        ok = block_size_of(h, p, &kind, &bsize) != (size_t)-1;
+    } else
+        ok = heap_check_all(h);
+    heap_unlock_impl(t, h);
+    return ok;
+}
+
+NSPA_EXPORT int nspa_heap_lock(nspa_heap_t *hh)
+{
+    heap_t *h = H(hh);
+    if (!h || h->magic != HEAP_MAGIC) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    heap_lock_impl(tld_get(), h);
+    return 1;
+}
+
+NSPA_EXPORT int nspa_heap_unlock(nspa_heap_t *hh)
+{
+    heap_t *h = H(hh);
+    if (!h || h->magic != HEAP_MAGIC) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    if (!heap_unlock_impl(tld_get(), h)) {
+        SetLastError(ERROR_NOT_LOCKED);
+        return 0;
+    }
+    return 1;
+}
+
+/* the segment with the lowest address above 'after' (big held) */
+static seg_t *seg_next_after(heap_t *h, uintptr_t after)
+{
+    seg_t *best = NULL;
+    for (seg_t *s = h->segs; s; s = s->all_next)
+        if ((uintptr_t)s > after && (!best || s < best))
+            best = s;
+    return best;
+}
+
+static void fill_block(struct nspa_heap_entry *e, page_t *pg, uint32_t i)
+{
+    uint8_t *b = pg->start + (size_t)i * pg->bsize;
+    memset(e, 0, sizeof *e);
+    e->data = b;
+    if (block_live(pg, i)) {
+        size_t n = trailer_get(b, pg->bsize);
+        e->size = (unsigned)n;
+        e->overhead = (unsigned char)((pg->bsize - n) > 255 ? 255 : pg->bsize - n);
+        e->flags = PROCESS_HEAP_ENTRY_BUSY;
+    } else {
+        e->size = pg->bsize;
+        e->flags = 0;
+    }
+}
+
+/* first carved block at or after slice 'from' of s; returns 1 and fills e */
+static int walk_from_slice(seg_t *s, unsigned from, struct nspa_heap_entry *e)
+{
+    for (unsigned si = from; si < NSLICES; si++) {
+        page_t *pg = &s->pages[si];
+        if (s->slice_first[si] == si && pg->bsize && pg->capacity) {
+            fill_block(e, pg, 0);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int walk_region(seg_t *s, struct nspa_heap_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->data = s;
+    e->flags = PROCESS_HEAP_REGION;
+    if (s->kind == SEG_HUGE) {
+        e->size = (unsigned)(s->map_size > 0xFFFFFFFFu ? 0xFFFFFFFFu : s->map_size);
+        e->u.region.committed = e->size;
+        e->u.region.first_block = (uint8_t *)s + s->huge_off;
+        e->u.region.last_block = (uint8_t *)s + s->map_size;
+    } else {
+        unsigned unc = (unsigned)__builtin_popcount(s->free_mask & ~s->dirty_mask);
+        e->size = (unsigned)SEG_SIZE;
+        e->u.region.committed = (unsigned)(SEG_SIZE - unc * SLICE_SIZE);
+        e->u.region.uncommitted = (unsigned)(unc * SLICE_SIZE);
+        e->u.region.first_block = (uint8_t *)s + SLICE_SIZE;
+        e->u.region.last_block = (uint8_t *)s + SEG_SIZE;
+    }
+    return 1;
+}
+
+static int walk_step(heap_t *h, struct nspa_heap_entry *e)
+{
+    if (!e->data) {
+        seg_t *s = seg_next_after(h, 0);
+        return s ? walk_region(s, e) : 0;
+    }
+    uintptr_t a = (uintptr_t)e->data;
+    seg_t *s = NULL;
+    for (seg_t *x = h->segs; x; x = x->all_next)
+        if (x == (seg_t *)(a & ~(uintptr_t)SEG_MASK))
+            s = x;
+    if (!s)
+        return -1;
+    if (e->flags & PROCESS_HEAP_REGION) {
+        if (s->kind == SEG_HUGE) {
+            memset(e, 0, sizeof *e);
+            e->data = (uint8_t *)s + s->huge_off;
+            e->size = (unsigned)(s->huge_size > 0xFFFFFFFFu ? 0xFFFFFFFFu : s->huge_size);
+            e->flags = PROCESS_HEAP_ENTRY_BUSY;
+            return 1;
+        }
+        if (walk_from_slice(s, 1, e))
+            return 1;
+    } else if (s->kind == SEG_NORMAL) {
+        unsigned si = (unsigned)((a - (uintptr_t)s) >> SLICE_SHIFT);
+        if (si == 0)
+            return -1;
+        unsigned first = s->slice_first[si];
+        page_t *pg = &s->pages[first];
+        if (first && pg->bsize && (uint8_t *)a >= pg->start) {
+            uint32_t i = block_index(pg, (void *)a);
+            if (i + 1 < pg->capacity) {
+                fill_block(e, pg, i + 1);
+                return 1;
+            }
+            if (walk_from_slice(s, first + pg->nslices, e))
+                return 1;
+        } else if (walk_from_slice(s, si + 1, e))
+            return 1;
+    }
+    seg_t *n = seg_next_after(h, (uintptr_t)s);
+    return n ? walk_region(n, e) : 0;
+}
+
+NSPA_EXPORT int nspa_heap_walk(nspa_heap_t *hh, struct nspa_heap_entry *e)
+{
+    heap_t *h = H(hh);
+    if (!h || h->magic != HEAP_MAGIC) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    if (!e) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return 0;
+    }
+    tld_t *t = tld_get();
+    heap_lock_impl(t, h);
+    pthread_mutex_lock(&h->big);
+    int r = walk_step(h, e);
+    pthread_mutex_unlock(&h->big);
+    heap_unlock_impl(t, h);
+    if (r == 1)
+        return 1;
+    SetLastError(r == 0 ? ERROR_NO_MORE_ITEMS : ERROR_INVALID_PARAMETER);
+    return 0;
+}
+
+static size_t heap_compact_locked(heap_t *h)
+{
+    size_t best = 0;
+    pthread_mutex_lock(&h->big);
+    for (seg_t *s = h->segs; s; s = s->all_next) {
+        if (s->kind != SEG_NORMAL)
+            continue;
+        seg_purge(h, s);
+        for (unsigned si = 1; si < NSLICES; si++) {
+            page_t *pg = &s->pages[si];
+            if (s->slice_first[si] == si && pg->bsize) {
+                page_collect(pg);   /* world stopped: we may act as the owner */
+                if (pg->free && pg->bsize > best)
+                    best = pg->bsize;
+            }
+        }
+        uint32_t m = s->free_mask;
+        unsigned run = 0, cur = 0;
+        for (unsigned si = 1; si < NSLICES; si++) {
+            cur = (m & (1u << si)) ? cur + 1 : 0;
+            if (cur > run) run = cur;
+        }
+        if (run * SLICE_SIZE > best)
+            best = run * SLICE_SIZE;
+    }
+    pthread_mutex_unlock(&h->big);
+    for (theap_t *th = h->theaps; th; th = th->hnext)
+        th->dirty_slices = 0;
+    return best;
+}
+
+NSPA_EXPORT size_t nspa_heap_compact(nspa_heap_t *hh, unsigned int flags)
+{
+    heap_t *h = H(hh);
+    if (!h || h->magic != HEAP_MAGIC) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    tld_t *t = tld_get();
+    heap_lock_impl(t, h);
+    size_t r = heap_compact_locked(h);
+    heap_unlock_impl(t, h);
+    if (!r)
+        SetLastError(NO_ERROR);
+    return r;
+}
+
+NSPA_EXPORT int nspa_heap_set_information(nspa_heap_t *hh, int cls, const void *info, size_t len)
+{
+    heap_t *h = H(hh);
+    global_init();
+    if (cls == NSPA_HEAP_INFO_TERMINATE_ON_CORRUPTION) {
+        terminate_on_corruption = 1;
+        return 1;
+    }
+    if (!h || h->magic != HEAP_MAGIC) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    if (cls == NSPA_HEAP_INFO_COMPATIBILITY) {
+        if (!info || len < sizeof(unsigned int)) {
+            SetLastError(ERROR_INSUFFICIENT_BUFFER);
+            return 0;
+        }
+        unsigned v;
+        memcpy(&v, info, sizeof v);
+        if (v == 0 || (v == 2 && !(h->flags & HEAP_NO_SERIALIZE)))
+            return 1;
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return 0;
+    }
+    if (cls == NSPA_HEAP_INFO_OPTIMIZE_RESOURCES) {
+        nspa_heap_compact(hh, 0);
+        return 1;
+    }
+    SetLastError(ERROR_INVALID_PARAMETER);
+    return 0;
+}
+
+NSPA_EXPORT int nspa_heap_query_information(nspa_heap_t *hh, int cls, void *info, size_t len,
+                                            size_t *ret_len)
+{
+    heap_t *h = H(hh);
+    if (!h || h->magic != HEAP_MAGIC) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    if (cls != NSPA_HEAP_INFO_COMPATIBILITY) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return 0;
+    }
+    if (ret_len)
+        *ret_len = sizeof(unsigned int);
+    if (!info || len < sizeof(unsigned int)) {
+        SetLastError(ERROR_INSUFFICIENT_BUFFER);
+        return 0;
+    }
+    unsigned v = (h->flags & HEAP_NO_SERIALIZE) ? 0 : 2;
+    memcpy(info, &v, sizeof v);
+    return 1;
+}
+
+NSPA_EXPORT int nspa_heap_stats(nspa_heap_t *hh, struct nspa_heap_stats *st)
+{
+    heap_t *h = H(hh);
+    if (!h || h->magic != HEAP_MAGIC || !st) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    global_init();
+    memset(st, 0, sizeof *st);
+    for (unsigned c = 0; c < NCLASS; c++)
+        st->classes[c].block_size = cls_size[c];
+    tld_t *t = tld_get();
+    heap_lock_impl(t, h);
+    pthread_mutex_lock(&h->big);
+    for (seg_t *s = h->segs; s; s = s->all_next) {
+        if (s->kind == SEG_HUGE) {
+            st->large_blocks++;
+            st->blocks_in_use++;
+            st->bytes_in_use += s->huge_size;
+            continue;
+        }
+        st->segments++;
+        st->large_page_segments += s->hugetlb;
+        for (unsigned si = 1; si < NSLICES; si++) {
+            page_t *pg = &s->pages[si];
+            if (s->slice_first[si] != si || !pg->bsize)
+                continue;
+            uint64_t fm[BM_WORDS];
+            uint32_t nlocal = 0, npend = 0;
+            size_t live = 0;
+            if (page_free_map(pg, fm, &nlocal, &npend))
+                live = pg->capacity - nlocal - npend;
+            st->classes[pg->cls].pages++;
+            st->classes[pg->cls].blocks_in_use += live;
+            st->blocks_in_use += live;
+            st->bytes_in_use += live * pg->bsize;
+        }
+    }
+    pthread_mutex_unlock(&h->big);
+    st->bytes_committed = LD(h->committed);
+    st->bytes_committed_peak = LD(h->committed_peak);
+    st->bytes_reserved = LD(h->reserved);
+    st->bad_frees = LD(h->bad_frees);
+    heap_unlock_impl(t, h);
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Win32 names                                                                        */
+/* ---------------------------------------------------------------------------------- */
+
+NSPA_EXPORT HANDLE WINAPI GetProcessHeap(void) { return nspa_heap_process(); }
+NSPA_EXPORT HANDLE WINAPI HeapCreate(DWORD f, SIZE_T init, SIZE_T max)
+{ return nspa_heap_create(f, init, max); }
+NSPA_EXPORT BOOL WINAPI HeapDestroy(HANDLE h) { return nspa_heap_destroy(h); }
+NSPA_EXPORT LPVOID WINAPI HeapAlloc(HANDLE h, DWORD f, SIZE_T n) { return heap_alloc_impl(h, f, n); }
+NSPA_EXPORT BOOL WINAPI HeapFree(HANDLE h, DWORD f, LPVOID p)
+{
+    if (!p)
+        return TRUE;
+    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC)) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return FALSE;
+    }
+    return heap_free_fast(h, p);
+}
+NSPA_EXPORT LPVOID WINAPI HeapReAlloc(HANDLE h, DWORD f, LPVOID p, SIZE_T n)
+{ return nspa_heap_realloc(h, f, p, n); }
+NSPA_EXPORT SIZE_T WINAPI HeapSize(HANDLE h, DWORD f, LPCVOID p) { return nspa_heap_size(h, f, p); }
+NSPA_EXPORT BOOL WINAPI HeapValidate(HANDLE h, DWORD f, LPCVOID p) { return nspa_heap_validate(h, f, p); }
+NSPA_EXPORT BOOL WINAPI HeapWalk(HANDLE h, LPPROCESS_HEAP_ENTRY e)
+{ return nspa_heap_walk(h, (struct nspa_heap_entry *)e); }
+NSPA_EXPORT BOOL WINAPI HeapLock(HANDLE h) { return nspa_heap_lock(h); }
+NSPA_EXPORT BOOL WINAPI HeapUnlock(HANDLE h) { return nspa_heap_unlock(h); }
+NSPA_EXPORT SIZE_T WINAPI HeapCompact(HANDLE h, DWORD f) { return nspa_heap_compact(h, f); }
+NSPA_EXPORT BOOL WINAPI HeapSetInformation(HANDLE h, HEAP_INFORMATION_CLASS c, PVOID info, SIZE_T len)
+{ return nspa_heap_set_information(h, (int)c, info, len); }
+NSPA_EXPORT BOOL WINAPI HeapQueryInformation(HANDLE h, HEAP_INFORMATION_CLASS c, PVOID info, SIZE_T len,
+                                             PSIZE_T ret)
+{ return nspa_heap_query_information(h, (int)c, info, len, ret); }
+
+_Static_assert(sizeof(struct nspa_heap_entry) == sizeof(PROCESS_HEAP_ENTRY), "entry layout");

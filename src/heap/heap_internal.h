@@ -1,0 +1,134 @@
+/* NSPA heap internals (see docs/heap.md for the design and its invariants). */
+#ifndef NSPA_HEAP_INTERNAL_H
+#define NSPA_HEAP_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <pthread.h>
+#include "common/export.h"
+#include "nspa/heap.h"
+
+#define SEG_SHIFT    21                       /* 2 MiB arenas ("segments") */
+#define SEG_SIZE     ((size_t)1 << SEG_SHIFT)
+#define SEG_MASK     (SEG_SIZE - 1)
+#define SLICE_SHIFT  16                       /* 64 KiB commit/decommit grain */
+#define SLICE_SIZE   ((size_t)1 << SLICE_SHIFT)
+#define NSLICES      32                       /* slice 0 holds the segment metadata */
+#define ALL_SLICES   0xFFFFFFFEu
+#define NCLASS       NSPA_HEAP_NCLASSES
+#define SMALL_MAX    ((size_t)128 * 1024)     /* largest size class */
+#define MAX_BLOCKS   4096                     /* 64 KiB / 16 */
+#define BM_WORDS     (MAX_BLOCKS / 64)
+#define HUGE_HDR     256                      /* large block: header before the data */
+#define PURGE_SLICES 16                       /* decommit once 1 MiB lies idle */
+#define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
+
+#define HEAP_MAGIC   0x4E53504148454150ull    /* "NSPAHEAP" */
+#define SEG_MAGIC    0x4E53504153454721ull
+#define SEG_NORMAL   1
+#define SEG_HUGE     2
+
+struct tld;
+struct theap;
+struct seg;
+
+typedef struct page {
+    /* owner-hot cache line: only the owning thread touches these */
+    void           *free;         /* local free list */
+    uint32_t        used;         /* blocks handed out and not yet collected back */
+    uint32_t        capacity;     /* blocks carved so far */
+    uint32_t        reserved;     /* blocks that fit */
+    uint32_t        bsize;        /* block size (0: slice not in use) */
+    uint64_t        inv;          /* ceil(2^40 / bsize): block index by multiplication */
+    uint8_t        *start;
+    struct page    *next, *prev;  /* owner's per-class list (available or full) */
+    uint16_t        cls;
+    uint8_t         nslices;
+    uint8_t         in_full;
+    uint32_t        trigger;      /* a local free that brings used to this calls the slow path */
+    /* remote cache line: other threads push freed blocks here */
+    _Atomic(void *) thread_free __attribute__((aligned(64)));
+    _Atomic uint32_t remote_cnt;  /* blocks pushed on thread_free, counted after the push */
+    char            pad2_[52];
+} page_t;
+
+typedef struct seg {
+    /* first cache line: everything a free needs */
+    uint64_t         magic;
+    struct heap     *heap;
+    _Atomic uintptr_t owner_tid;  /* token of the owning thread, 0 when orphaned */
+    uint32_t         kind;
+    uint32_t         hugetlb;
+    uint8_t          slice_first[NSLICES];  /* slice -> first slice of its page (0: free) */
+    /* the rest: owner and heap bookkeeping */
+    struct theap    *owner;
+    struct seg      *all_next, *all_prev;   /* heap->segs (heap->big) */
+    struct seg      *own_next, *own_prev;   /* owner's list, or heap->orphans */
+    size_t           map_size;
+    size_t           huge_size;   /* large block: requested size */
+    size_t           huge_off;    /* large block: offset of the data */
+    uint32_t         free_mask;   /* free slices */
+    uint32_t         dirty_mask;  /* free slices still committed */
+    page_t           pages[NSLICES] __attribute__((aligned(64)));
+    /* per page (by first slice): word 2w = allocated bits (owner writes), word 2w+1 =
+     * remote-freed bits (atomic); side by side so that a local free reads one line */
+    _Atomic uint64_t bm[NSLICES][2 * BM_WORDS] __attribute__((aligned(64)));
+} seg_t;
+
+#define PG_BM(pg) (page_seg(pg)->bm[(pg) - page_seg(pg)->pages])
+
+static inline seg_t *page_seg(const page_t *pg) { return (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK); }
+
+
+_Static_assert(sizeof(seg_t) <= SLICE_SIZE, "segment metadata must fit in slice 0");
+_Static_assert(offsetof(seg_t, owner) == 64, "free-path fields share one cache line");
+_Static_assert(sizeof(page_t) == 128, "page descriptor is two cache lines");
+
+typedef struct theap {
+    page_t        *pages[NCLASS];  /* available pages; the head is the allocation page */
+    page_t        *full[NCLASS];
+    struct heap   *heap;
+    struct tld    *tld;
+    seg_t         *segs;           /* owned segments */
+    uint32_t       dirty_slices;   /* free but still committed slices in owned segments */
+    uint32_t       used_slices;    /* slices holding pages */
+    uintptr_t      token;          /* owner thread token (1: shared theap, used under stw_mtx) */
+    int            dead;           /* heap destroyed under us: free at thread exit */
+    struct theap  *hnext, *hprev;  /* heap->theaps */
+    struct theap  *tnext;          /* tld->theaps */
+} theap_t;
+
+typedef struct heap {
+    uint64_t          magic;
+    _Atomic uint64_t  serial;
+    unsigned int      flags;
+    size_t            maximum;     /* 0: growable */
+    _Atomic size_t    fixed_used;
+    _Atomic int       stw;         /* a thread holds the heap lock: others wait */
+    _Atomic(struct tld *) lock_owner;
+    int               lock_depth;
+    pthread_mutex_t   stw_mtx;
+    pthread_mutex_t   big;         /* segment lists, orphans, large blocks, theaps */
+    seg_t            *segs;        /* every segment and large block */
+    seg_t            *orphans;
+    theap_t          *theaps;
+    theap_t          *shared;      /* for threads past their TLS destructor (stw_mtx) */
+    _Atomic size_t    committed, committed_peak, reserved;
+    _Atomic size_t    bad_frees;
+    struct heap      *list_next, *list_prev;  /* live heaps (g_lock) */
+} heap_t;
+
+#define TMAP 8
+typedef struct tld {
+    _Atomic(heap_t *) busy;       /* heap this thread is operating on */
+    theap_t          *proc;       /* theap of the process heap */
+    struct { heap_t *heap; uint64_t serial; theap_t *th; } map[TMAP];
+    unsigned          map_next;
+    int               inited;
+    int               dying;      /* TLS destructor ran: use the shared theap */
+    theap_t          *theaps;
+    struct tld       *next, *prev;   /* registry (g_lock) */
+} tld_t;
+
+#endif

@@ -1,0 +1,113 @@
+/* libnspa-malloc.so: the C allocator over NSPA's process heap, for LD_PRELOAD.
+ *   LD_PRELOAD=libnspa-malloc.so program ...
+ * Every block comes from GetProcessHeap(); HeapFree/HeapSize/HeapValidate on the process
+ * heap accept them too. Pointers that are not live NSPA blocks are ignored by free(). */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include "nspa/heap.h"
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+static inline nspa_heap_t *ph(void) { return nspa_heap_process(); }
+
+SHIM_EXPORT void *malloc(size_t n)
+{
+    void *p = nspa_heap_alloc(ph(), 0, n);
+    if (!p) errno = ENOMEM;
+    return p;
+}
+
+SHIM_EXPORT void free(void *p)
+{
+    if (p)
+        nspa_heap_free(ph(), 0, p);
+}
+
+SHIM_EXPORT void cfree(void *p) { free(p); }
+
+SHIM_EXPORT void *calloc(size_t a, size_t b)
+{
+    size_t n;
+    if (__builtin_mul_overflow(a, b, &n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = nspa_heap_alloc(ph(), NSPA_HEAP_ZERO_MEMORY, n);
+    if (!p) errno = ENOMEM;
+    return p;
+}
+
+SHIM_EXPORT void *realloc(void *p, size_t n)
+{
+    if (!p)
+        return malloc(n);
+    if (n == 0) {
+        free(p);
+        return NULL;
+    }
+    void *q = nspa_heap_realloc(ph(), 0, p, n);
+    if (!q) errno = ENOMEM;
+    return q;
+}
+
+SHIM_EXPORT void *reallocarray(void *p, size_t a, size_t b)
+{
+    size_t n;
+    if (__builtin_mul_overflow(a, b, &n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(p, n);
+}
+
+static void *aligned(size_t align, size_t n)
+{
+    void *p = nspa_heap_alloc_aligned(ph(), 0, align, n);
+    if (!p) errno = ENOMEM;
+    return p;
+}
+
+SHIM_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (align < sizeof(void *) || (align & (align - 1)))
+        return EINVAL;
+    void *p = nspa_heap_alloc_aligned(ph(), 0, align, n);
+    if (!p)
+        return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+SHIM_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+    if (align == 0 || (align & (align - 1))) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return aligned(align, n);
+}
+
+SHIM_EXPORT void *memalign(size_t align, size_t n)
+{
+    if (align == 0 || (align & (align - 1))) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return aligned(align, n);
+}
+
+SHIM_EXPORT void *valloc(size_t n) { return aligned((size_t)sysconf(_SC_PAGESIZE), n); }
+
+SHIM_EXPORT void *pvalloc(size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return aligned(pg, (n + pg - 1) & ~(pg - 1));
+}
+
+SHIM_EXPORT size_t malloc_usable_size(void *p)
+{
+    return p ? nspa_heap_usable_size(p) : 0;
+}

@@ -1,0 +1,17 @@
+# NT heap (src/heap): one test per feature
+nspa_add_test(heap_basic SOURCES tests/heap_basic.c WIN32)
+nspa_add_test(heap_realloc SOURCES tests/heap_realloc.c WIN32)
+nspa_add_test(heap_badfree SOURCES tests/heap_badfree.c WIN32 THREADED)
+nspa_add_test(heap_fixed SOURCES tests/heap_fixed.c WIN32)
+nspa_add_test(heap_walk SOURCES tests/heap_walk.c WIN32)
+nspa_add_test(heap_lock SOURCES tests/heap_lock.c WIN32 THREADED)
+nspa_add_test(heap_info SOURCES tests/heap_info.c WIN32)
+nspa_add_test(heap_stress SOURCES tests/heap_stress.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(heap_threadexit SOURCES tests/heap_threadexit.c WIN32 THREADED)
+nspa_add_test(heap_nspa_api SOURCES tests/heap_nspa_api.c)
+# memory use against glibc malloc: ASan replaces malloc, so not there
+nspa_add_test(heap_rss SOURCES tests/heap_rss.c WIN32 NO_ASAN SERIAL TIMEOUT 60)
+# LD_PRELOAD shim under a real program (python3); ASan interposes malloc itself
+nspa_add_test(heap_preload SOURCES tests/heap_preload.c NO_ASAN TIMEOUT 90)
+target_compile_definitions(heap_preload PRIVATE NSPA_MALLOC_PATH="$<TARGET_FILE:nspa-malloc>")
+add_dependencies(heap_preload nspa-malloc)

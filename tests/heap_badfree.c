@@ -1,0 +1,96 @@
+/* Double frees and foreign pointers: rejected with ERROR_INVALID_PARAMETER, detected by
+ * HeapValidate, and the heap stays intact (local and cross-thread, small and large). */
+#include <windows.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "nspa/heap.h"
+#include "nspa_test.h"
+
+static HANDLE h;
+static void *shared;
+
+static void *remote_double(void *arg)
+{
+    (void)arg;
+    CHECK(HeapFree(h, 0, shared));                 /* cross-thread free: fine */
+    SetLastError(0);
+    CHECK(!HeapFree(h, 0, shared));                /* pending in the owner's list: rejected */
+    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
+    return NULL;
+}
+
+int main(void)
+{
+    h = HeapCreate(0, 0, 0);
+    HANDLE other = HeapCreate(0, 0, 0);
+    REQUIRE(h && other);
+
+    /* local double free of a small block */
+    void *keep[64];
+    for (int i = 0; i < 64; i++) keep[i] = HeapAlloc(h, 0, 48);
+    void *p = keep[10];
+    CHECK(HeapValidate(h, 0, p));
+    CHECK(HeapFree(h, 0, p));
+    CHECK(!HeapValidate(h, 0, p));
+    SetLastError(0);
+    CHECK(!HeapFree(h, 0, p));
+    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
+    CHECK(HeapValidate(h, 0, NULL));
+    /* the free list is intact: the next allocations are distinct */
+    void *a1 = HeapAlloc(h, 0, 48), *a2 = HeapAlloc(h, 0, 48);
+    CHECK(a1 && a2 && a1 != a2);
+    CHECK_EQ(HeapSize(h, 0, p), (a1 == p || a2 == p) ? 48 : (SIZE_T)-1);
+
+    /* foreign pointers: glibc, stack, static, interior, another heap, garbage */
+    void *libc = malloc(64);
+    int stackvar;
+    static char staticbuf[64];
+    char *inner = (char *)keep[20] + 16;
+    void *theirs = HeapAlloc(other, 0, 48);
+    void *foreign[] = {libc, &stackvar, staticbuf, inner, theirs, (void *)(uintptr_t)0x10,
+                       (void *)(uintptr_t)0x7ff0deadbee0};
+    for (unsigned i = 0; i < sizeof foreign / sizeof *foreign; i++) {
+        SetLastError(0);
+        CHECK(!HeapFree(h, 0, foreign[i]));
+        CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
+        CHECK(!HeapValidate(h, 0, foreign[i]));
+        CHECK_EQ(HeapSize(h, 0, foreign[i]), (SIZE_T)-1);
+    }
+    CHECK(HeapValidate(other, 0, theirs));       /* untouched by the rejected free */
+    CHECK(HeapFree(other, 0, theirs));
+    free(libc);
+
+    /* large block double free */
+    void *L = HeapAlloc(h, 0, 1 << 20);
+    CHECK(HeapFree(h, 0, L));
+    CHECK(!HeapFree(h, 0, L));
+    CHECK(!HeapValidate(h, 0, L));
+
+    /* cross-thread double free */
+    shared = HeapAlloc(h, 0, 100);
+    pthread_t t;
+    pthread_create(&t, NULL, remote_double, NULL);
+    pthread_join(t, NULL);
+    CHECK(!HeapValidate(h, 0, shared));
+    SetLastError(0);
+    CHECK(!HeapFree(h, 0, shared));                /* and the owner cannot free it again */
+    CHECK(HeapValidate(h, 0, NULL));
+
+    /* after all that, a burst of use is clean */
+    void *many[2000];
+    for (int i = 0; i < 2000; i++) { many[i] = HeapAlloc(h, 0, (size_t)(i % 300) + 1); memset(many[i], 1, (size_t)(i % 300) + 1); }
+    for (int i = 0; i < 2000; i++) CHECK(HeapFree(h, 0, many[i]));
+    for (int i = 0; i < 64; i++) if (keep[i] != p) CHECK(HeapFree(h, 0, keep[i]));
+    CHECK(HeapFree(h, 0, a1));
+    CHECK(HeapFree(h, 0, a2));
+    CHECK(HeapValidate(h, 0, NULL));
+
+    struct nspa_heap_stats st;
+    CHECK(nspa_heap_stats((nspa_heap_t *)h, &st));
+    CHECK(st.bad_frees >= 10);
+    CHECK_EQ(st.blocks_in_use, 0);
+    CHECK(HeapDestroy(h));
+    CHECK(HeapDestroy(other));
+    return nspa_test_done();
+}

@@ -1,0 +1,35 @@
+/* The nspa_heap_* names: same calls, plus aligned allocation and usable size. */
+#include <stdint.h>
+#include "nspa/heap.h"
+#include "nspa_test.h"
+
+int main(void)
+{
+    nspa_heap_t *h = nspa_heap_create(0, 0, 0);
+    REQUIRE(h);
+    CHECK(nspa_heap_process() != NULL && nspa_heap_process() != h);
+    for (size_t a = 32; a <= (1u << 20); a <<= 1) {
+        for (size_t n = 1; n < 300000; n = n * 5 + 3) {
+            unsigned char *p = nspa_heap_alloc_aligned(h, 0, a, n);
+            REQUIRE(p);
+            CHECK_EQ((uintptr_t)p % a, 0);
+            CHECK_EQ(nspa_heap_size(h, 0, p), n);
+            CHECK(nspa_heap_usable_size(p) >= n);
+            p[0] = 1; p[n - 1] = 2;
+            CHECK(nspa_heap_validate(h, 0, p));
+            CHECK(nspa_heap_free(h, 0, p));
+            CHECK_EQ(nspa_heap_usable_size(p), 0);
+        }
+    }
+    CHECK(nspa_heap_alloc_aligned(h, 0, 48, 10) == NULL);
+    void *p = nspa_heap_alloc(h, NSPA_HEAP_ZERO_MEMORY, 77);
+    CHECK(nspa_heap_usable_size(p) >= 77);
+    p = nspa_heap_realloc(h, 0, p, 7777);
+    CHECK_EQ(nspa_heap_size(h, 0, p), 7777);
+    CHECK(nspa_heap_free(h, 0, p));
+    CHECK(!nspa_heap_free(h, 0, p));
+    CHECK(nspa_heap_validate(h, 0, NULL));
+    CHECK(nspa_heap_lock(h) && nspa_heap_unlock(h));
+    CHECK(nspa_heap_destroy(h));
+    return nspa_test_done();
+}
