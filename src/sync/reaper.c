@@ -38,6 +38,7 @@ static void *reaper_main(void *arg)
     uint32_t tids[REAPER_WATCH];
     for (;;) {
         uint32_t n = 0;
+        int dead_seen = 0;
         ns_lock(ns);
         uint32_t seq = atomic_load(&me->reaper_poke);
         for (uint32_t s = 0; s < MAX_THREADS && n < REAPER_WATCH; s++) {
@@ -60,12 +61,20 @@ static void *reaper_main(void *arg)
                     _Atomic uint32_t *lw = (_Atomic uint32_t *)&w->alive.__data.__lock;
                     tids[n] = w->tid;
                     wv[n + 1].val = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
+                    /* already dead (the kernel woke nobody: no waiter bit then):
+                     * sleeping on it would never end; reclaim after this pass */
+                    if (wv[n + 1].val & FUTEX_OWNER_DIED) dead_seen = 1;
                     wv[n + 1].uaddr = (uint64_t)(uintptr_t)lw;
                     wv[n + 1].flags = 2;   /* FUTEX2_SIZE_U32, shared */
                     wv[n + 1].reserved = 0;
                     n++;
                 }
             }
+        }
+        if (dead_seen) {
+            for (uint32_t k = 0; k < n; k++) ns_thread_dead_check(ns, tids[k]);
+            ns_unlock(ns);
+            continue;
         }
         ns_unlock(ns);
         wv[0].val = seq;

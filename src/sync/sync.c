@@ -983,6 +983,12 @@ static uint32_t check_owners(struct ns *ns, const uint32_t *objs, uint32_t n, st
                 /* FUTEX_WAITERS makes the kernel wake a waiter when it marks the
                  * holder dead */
                 uint32_t v = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
+                if (v & FUTEX_OWNER_DIED) {
+                    /* it died since the check above: reclaim now (a sleep on its word
+                     * would never be woken) */
+                    ns_thread_dead_check(ns, owner);
+                    break;
+                }
                 wv[nw].val = v;
                 wv[nw].uaddr = (uint64_t)(uintptr_t)lw;
                 wv[nw].flags = FUTEX2_SIZE_U32_;
