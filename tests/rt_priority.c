@@ -47,6 +47,8 @@ static int mode_rt(const char *policy)
         int pol = (prios[i] == THREAD_PRIORITY_TIME_CRITICAL || policy[0] != 'R') ? SCHED_FIFO : SCHED_RR;
         CHECK(wait_sched(tid, pol, expect80[i]));
     }
+    /* RT mode locked memory at the first real-time promotion (root may) */
+    CHECK_EQ(nspa_rt_memlocked(), 1);
     /* back to a band below 16: SCHED_OTHER */
     CHECK(SetPriorityClass(GetCurrentProcess(), NORMAL_PRIORITY_CLASS));
     CHECK(SetThreadPriority(t, THREAD_PRIORITY_NORMAL));
@@ -92,6 +94,7 @@ static int mode_baseline(void)
     CHECK_EQ(GetThreadPriority(GetCurrentThread()), THREAD_PRIORITY_TIME_CRITICAL);
     CHECK_EQ(sched_of(GetCurrentThreadId()).policy, SCHED_OTHER);
     CHECK_EQ(nspa_rt_denied(), 0);
+    CHECK_EQ(nspa_rt_memlocked(), 0);   /* not RT mode: memory left alone */
     return nspa_test_done();
 }
 
