@@ -608,6 +608,7 @@ static page_t *page_new(theap_t *th, unsigned c)
     /* collected remote frees leave bits behind in an emptied page: start clean */
     for (unsigned w = 0; w < 2 * BM_WORDS; w++)
         ST(s->bm[si][w], 0);
+    pg->bm = s->bm[si];
     plist_push(&th->pages[c], pg);
     return pg;
 }
@@ -1274,7 +1275,7 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     uint32_t i = block_index(pg, p);
     if (unlikely(f == 0) || unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
         goto slow;
-    _Atomic uint64_t *w = &s->bm[f][2 * (i >> 6)];
+    _Atomic uint64_t *w = &pg->bm[2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
     uint64_t al = LD(w[0]);
     if (unlikely(!(al & bit)) || unlikely(LD(w[1]) & bit))
