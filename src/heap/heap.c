@@ -234,6 +234,29 @@ static inline void leave(tld_t *t)
     STR(t->busy, NULL);
 }
 
+/* Fast paths: publish busy and return non-zero if the caller must back off to its
+ * generic path (someone holds the heap lock, or no membarrier here). No call inside,
+ * so the fast paths need no stack frame. */
+static inline int enter_fast(tld_t *t, heap_t *h)
+{
+#if NSPA_TSAN
+    atomic_store(&t->busy, h);
+    if (unlikely(atomic_load(&h->stw))) {
+        STR(t->busy, NULL);
+        return 1;
+    }
+    return 0;
+#else
+    ST(t->busy, h);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (unlikely(LD(h->stw))) {
+        STR(t->busy, NULL);
+        return 1;
+    }
+    return 0;
+#endif
+}
+
 static __attribute__((noinline, cold)) void enter_slow(tld_t *t, heap_t *h)
 {
     atomic_thread_fence(memory_order_seq_cst);
@@ -1101,7 +1124,8 @@ static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, un
     if (unlikely(th == NULL) || unlikely(n >= 1024))
         return heap_alloc_generic(h, flags, n, 16);
     unsigned c = cls_small[(n + 16) >> 4];
-    enter(t, h);
+    if (unlikely(enter_fast(t, h)))
+        return heap_alloc_generic(h, flags, n, 16);
     page_t *pg = th->pages[c];
     void *b;
     if (unlikely(pg == NULL) || unlikely((b = pg->free) == NULL))
@@ -1247,6 +1271,12 @@ static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
 /* Returns 1 freed, 0 rejected (bad_free already reported). */
 static int heap_free_impl(heap_t *h, void *p);
 
+static __attribute__((noinline, cold)) int fail_invalid_handle(void)
+{
+    SetLastError(ERROR_INVALID_HANDLE);
+    return 0;
+}
+
 static __attribute__((noinline)) int free_local_slow_leave(tld_t *t, theap_t *th, page_t *pg)
 {
     free_local_slow(th, pg);
@@ -1268,7 +1298,8 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     tld_t *t = &tls_tld;
     if (unlikely(LD(s->owner_tid) != tld_token(t)) || unlikely(s->heap != h))
         return heap_free_impl(h, p);
-    enter(t, h);
+    if (unlikely(enter_fast(t, h)))
+        return heap_free_impl(h, p);
     unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
     page_t *pg = &s->pages[f];
     uint32_t off = (uint32_t)(a - (uintptr_t)pg->start);
@@ -1449,10 +1480,8 @@ NSPA_EXPORT int nspa_heap_free(nspa_heap_t *h, unsigned int flags, void *p)
 {
     if (!p)
         return 1;
-    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
+    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC))
+        return fail_invalid_handle();
     return heap_free_fast(H(h), p);
 }
 
@@ -1983,10 +2012,8 @@ NSPA_EXPORT BOOL WINAPI HeapFree(HANDLE h, DWORD f, LPVOID p)
 {
     if (!p)
         return TRUE;
-    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return FALSE;
-    }
+    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC))
+        return fail_invalid_handle();
     return heap_free_fast(h, p);
 }
 NSPA_EXPORT LPVOID WINAPI HeapReAlloc(HANDLE h, DWORD f, LPVOID p, SIZE_T n)
