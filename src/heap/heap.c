@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
@@ -66,7 +65,6 @@ static heap_t *g_heaps;
 static heap_t *g_heap_pool;
 static heap_t proc_heap;
 static nspa_heap_exception_fn g_exc_handler;
-static uintptr_t g_secret;     /* freed blocks carry (address ^ g_secret) in their 2nd word */
 
 static __thread tld_t tls_tld __attribute__((tls_model("initial-exec")));
 
@@ -897,14 +895,6 @@ static void global_init_slow(void)
         return;
     }
     classes_init();
-    {
-        uint64_t x = (uint64_t)(uintptr_t)&g_secret ^ ((uint64_t)getpid() << 32);
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        x ^= (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull;
-        x ^= x >> 29; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 32;
-        g_secret = (uintptr_t)(x | 1);
-    }
     size_t mapsz = (size_t)1 << (SEGMAP_BITS - SEG_SHIFT);
     void *m = mmap(NULL, mapsz, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
