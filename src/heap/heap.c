@@ -629,7 +629,9 @@ static page_t *page_new(theap_t *th, unsigned c)
     /* collected remote frees leave bits behind in an emptied page: start clean */
     for (unsigned w = 0; w < 2 * BM_WORDS; w++)
         ST(s->bm[si][w], 0);
-    pg->bm = s->bm[si];
+    for (unsigned w = 0; w < 4; w++)
+        ST(pg->bm_inline[w], 0);
+    pg->bm = pg->reserved <= 128 ? pg->bm_inline : s->bm[si];
     plist_push(&th->pages[c], pg);
     return pg;
 }
@@ -1635,7 +1637,7 @@ static int page_check(page_t *pg)
         return 0;
     /* used counts blocks handed out and not yet collected back (pending ones included) */
     uint32_t nalloc = 0, nrem = 0;
-    for (uint32_t w = 0; w < BM_WORDS; w++) {
+    for (uint32_t w = 0; w < (pg->reserved + 63) / 64; w++) {   /* inline maps are short */
         uint64_t a = LD(PG_BM(pg)[2 * w]), r = LD(PG_BM(pg)[2 * w + 1]);
         if (r & ~a)
             return 0;

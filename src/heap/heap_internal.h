@@ -51,7 +51,10 @@ typedef struct page {
     uint16_t        cls;
     uint8_t         nslices;
     uint8_t         in_full;
-    char            pad2_[44];
+    uint32_t        pad2_;
+    /* pages of up to 128 blocks keep their bitmap words here, next to the page */
+    _Atomic uint64_t bm_inline[4];
+    char            pad3_[8];
 } page_t;
 
 typedef struct seg {
