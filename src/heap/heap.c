@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
@@ -66,7 +65,6 @@ static heap_t *g_heaps;
 static heap_t *g_heap_pool;
 static heap_t proc_heap;
 static nspa_heap_exception_fn g_exc_handler;
-static uintptr_t g_secret;     /* freed blocks carry (address ^ g_secret) in their 2nd word */
 
 static __thread tld_t tls_tld __attribute__((tls_model("initial-exec")));
 
@@ -232,6 +230,29 @@ static inline void enter(tld_t *t, heap_t *h)
 static inline void leave(tld_t *t)
 {
     STR(t->busy, NULL);
+}
+
+/* Fast paths: publish busy and return non-zero if the caller must back off to its
+ * generic path (someone holds the heap lock, or no membarrier here). No call inside,
+ * so the fast paths need no stack frame. */
+static inline int enter_fast(tld_t *t, heap_t *h)
+{
+#if NSPA_TSAN
+    atomic_store(&t->busy, h);
+    if (unlikely(atomic_load(&h->stw))) {
+        STR(t->busy, NULL);
+        return 1;
+    }
+    return 0;
+#else
+    ST(t->busy, h);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (unlikely(LD(h->stw))) {
+        STR(t->busy, NULL);
+        return 1;
+    }
+    return 0;
+#endif
 }
 
 static __attribute__((noinline, cold)) void enter_slow(tld_t *t, heap_t *h)
@@ -608,6 +629,9 @@ static page_t *page_new(theap_t *th, unsigned c)
     /* collected remote frees leave bits behind in an emptied page: start clean */
     for (unsigned w = 0; w < 2 * BM_WORDS; w++)
         ST(s->bm[si][w], 0);
+    for (unsigned w = 0; w < 4; w++)
+        ST(pg->bm_inline[w], 0);
+    pg->bm = pg->reserved <= 128 ? pg->bm_inline : s->bm[si];
     plist_push(&th->pages[c], pg);
     return pg;
 }
@@ -873,14 +897,6 @@ static void global_init_slow(void)
         return;
     }
     classes_init();
-    {
-        uint64_t x = (uint64_t)(uintptr_t)&g_secret ^ ((uint64_t)getpid() << 32);
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        x ^= (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull;
-        x ^= x >> 29; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 32;
-        g_secret = (uintptr_t)(x | 1);
-    }
     size_t mapsz = (size_t)1 << (SEGMAP_BITS - SEG_SHIFT);
     void *m = mmap(NULL, mapsz, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -1100,7 +1116,8 @@ static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, un
     if (unlikely(th == NULL) || unlikely(n >= 1024))
         return heap_alloc_generic(h, flags, n, 16);
     unsigned c = cls_small[(n + 16) >> 4];
-    enter(t, h);
+    if (unlikely(enter_fast(t, h)))
+        return heap_alloc_generic(h, flags, n, 16);
     page_t *pg = th->pages[c];
     void *b;
     if (unlikely(pg == NULL) || unlikely((b = pg->free) == NULL))
@@ -1246,6 +1263,12 @@ static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
 /* Returns 1 freed, 0 rejected (bad_free already reported). */
 static int heap_free_impl(heap_t *h, void *p);
 
+static __attribute__((noinline, cold)) int fail_invalid_handle(void)
+{
+    SetLastError(ERROR_INVALID_HANDLE);
+    return 0;
+}
+
 static __attribute__((noinline)) int free_local_slow_leave(tld_t *t, theap_t *th, page_t *pg)
 {
     free_local_slow(th, pg);
@@ -1267,14 +1290,15 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     tld_t *t = &tls_tld;
     if (unlikely(LD(s->owner_tid) != tld_token(t)) || unlikely(s->heap != h))
         return heap_free_impl(h, p);
-    enter(t, h);
+    if (unlikely(enter_fast(t, h)))
+        return heap_free_impl(h, p);
     unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
     page_t *pg = &s->pages[f];
     uint32_t off = (uint32_t)(a - (uintptr_t)pg->start);
     uint32_t i = block_index(pg, p);
     if (unlikely(f == 0) || unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
         goto slow;
-    _Atomic uint64_t *w = &s->bm[f][2 * (i >> 6)];
+    _Atomic uint64_t *w = &pg->bm[2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
     uint64_t al = LD(w[0]);
     if (unlikely(!(al & bit)) || unlikely(LD(w[1]) & bit))
@@ -1448,10 +1472,8 @@ NSPA_EXPORT int nspa_heap_free(nspa_heap_t *h, unsigned int flags, void *p)
 {
     if (!p)
         return 1;
-    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
+    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC))
+        return fail_invalid_handle();
     return heap_free_fast(H(h), p);
 }
 
@@ -1615,7 +1637,7 @@ static int page_check(page_t *pg)
         return 0;
     /* used counts blocks handed out and not yet collected back (pending ones included) */
     uint32_t nalloc = 0, nrem = 0;
-    for (uint32_t w = 0; w < BM_WORDS; w++) {
+    for (uint32_t w = 0; w < (pg->reserved + 63) / 64; w++) {   /* inline maps are short */
         uint64_t a = LD(PG_BM(pg)[2 * w]), r = LD(PG_BM(pg)[2 * w + 1]);
         if (r & ~a)
             return 0;
@@ -1982,10 +2004,8 @@ NSPA_EXPORT BOOL WINAPI HeapFree(HANDLE h, DWORD f, LPVOID p)
 {
     if (!p)
         return TRUE;
-    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return FALSE;
-    }
+    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC))
+        return fail_invalid_handle();
     return heap_free_fast(h, p);
 }
 NSPA_EXPORT LPVOID WINAPI HeapReAlloc(HANDLE h, DWORD f, LPVOID p, SIZE_T n)

@@ -38,19 +38,23 @@ typedef struct page {
     void           *free;         /* local free list */
     uint32_t        used;         /* blocks handed out and not yet collected back */
     uint32_t        capacity;     /* blocks carved so far */
-    uint32_t        reserved;     /* blocks that fit */
+    _Atomic uint64_t *bm;         /* this page's bitmap words (segment metadata) */
     uint32_t        bsize;        /* block size (0: slice not in use) */
+    uint32_t        trigger;      /* a local free that brings used to this calls the slow path */
     uint64_t        inv;          /* ceil(2^40 / bsize): block index by multiplication */
     uint8_t        *start;
     struct page    *next, *prev;  /* owner's per-class list (available or full) */
+    /* remote cache line: other threads push freed blocks here; the owner's cold fields */
+    _Atomic(void *) thread_free __attribute__((aligned(64)));
+    _Atomic uint32_t remote_cnt;  /* blocks pushed on thread_free, counted after the push */
+    uint32_t        reserved;     /* blocks that fit */
     uint16_t        cls;
     uint8_t         nslices;
     uint8_t         in_full;
-    uint32_t        trigger;      /* a local free that brings used to this calls the slow path */
-    /* remote cache line: other threads push freed blocks here */
-    _Atomic(void *) thread_free __attribute__((aligned(64)));
-    _Atomic uint32_t remote_cnt;  /* blocks pushed on thread_free, counted after the push */
-    char            pad2_[52];
+    uint32_t        pad2_;
+    /* pages of up to 128 blocks keep their bitmap words here, next to the page */
+    _Atomic uint64_t bm_inline[4];
+    char            pad3_[8];
 } page_t;
 
 typedef struct seg {
@@ -76,7 +80,7 @@ typedef struct seg {
     _Atomic uint64_t bm[NSLICES][2 * BM_WORDS] __attribute__((aligned(64)));
 } seg_t;
 
-#define PG_BM(pg) (page_seg(pg)->bm[(pg) - page_seg(pg)->pages])
+#define PG_BM(pg) ((pg)->bm)
 
 static inline seg_t *page_seg(const page_t *pg) { return (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK); }
 

@@ -11,7 +11,16 @@
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
 
-static inline nspa_heap_t *ph(void) { return nspa_heap_process(); }
+static nspa_heap_t *ph_cached;
+static inline nspa_heap_t *ph(void)
+{
+    nspa_heap_t *h = __atomic_load_n(&ph_cached, __ATOMIC_RELAXED);
+    if (__builtin_expect(h == NULL, 0)) {
+        h = nspa_heap_process();
+        __atomic_store_n(&ph_cached, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
 
 SHIM_EXPORT void *malloc(size_t n)
 {
