@@ -92,6 +92,11 @@ enum { WAIT_NONE = 0, WAIT_ANY = 1, WAIT_ALL = 2 };
 #define RES_ABANDONED   0x40000000u
 #define RES_INDEX_MASK  0x0000ffffu
 
+/* wake word values */
+#define WAKE_WAITING    0
+#define WAKE_GRANTED    1
+#define WAKE_REARM      2               /* re-evaluate (owner changed, fork) and sleep on */
+
 struct ns_thread {
     /* --- liveness ------------------------------------------------------------------ */
     pthread_mutex_t alive;              /* robust; locked by the thread for its life */
@@ -107,7 +112,7 @@ struct ns_thread {
     uint32_t owner;                     /* owner id of the wait */
     uint32_t prio;                      /* queue key: higher first */
     uint32_t has_alert;
-    uint32_t pad1;
+    uint32_t wake_private;              /* sleeps on a private futex (see sync.c) */
     /* --- priority inheritance (under ns->lock; see pi.c) ---------------------------- */
     uint32_t boost;                     /* key of the boost applied now; 0 = none */
     uint32_t base_key;                  /* the thread's own key, valid while boosted */
@@ -192,6 +197,7 @@ NSPA_HIDDEN void ns_unlock(struct ns *ns);
 NSPA_HIDDEN void jset32(struct ns *ns, uint32_t *p, uint32_t v);
 NSPA_HIDDEN void jset64(struct ns *ns, uint64_t *p, uint64_t v);
 NSPA_HIDDEN void ns_queue_wake(struct ns *ns, uint32_t slot);
+NSPA_HIDDEN int ns_has_forked(void);
 NSPA_HIDDEN uint64_t obj_claim(struct ns *ns, uint32_t idx);
 NSPA_HIDDEN void obj_store(struct ns *ns, uint32_t idx, uint64_t word);
 NSPA_HIDDEN void obj_unclaim_if_idle(struct ns *ns, uint32_t idx);

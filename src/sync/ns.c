@@ -132,6 +132,30 @@ static void at_exit(void);
  * semantics); its threads register anew. Nothing is locked across fork: the lock is
  * in shared memory and the parent releases it as usual. */
 static struct ns *forked_ns;
+static int has_forked;
+
+NSPA_HIDDEN int ns_has_forked(void) { return __atomic_load_n(&has_forked, __ATOMIC_ACQUIRE); }
+
+/* Before fork: from now on this process's waits sleep on shared futexes (its
+ * unnamed objects are about to be reachable from the child), and the threads sleeping
+ * on private ones now are re-armed to sleep again on shared ones. The lock is not held
+ * across the fork. */
+static void atfork_prepare(void)
+{
+    struct ns *ns = nspa_ns;
+    if (__atomic_exchange_n(&has_forked, 1, __ATOMIC_ACQ_REL) || !ns) return;
+    ns_lock(ns);
+    for (uint32_t i = 0; i < MAX_THREADS; i++) {
+        struct ns_thread *t = &ns->threads[i];
+        if (!t->tid || t->proc != ns->proc || t->kind == WAIT_NONE || !t->wake_private) continue;
+        jset32(ns, &t->wake_private, 0);
+        /* REARM, woken on the private futex it sleeps on: it re-reads its mode */
+        uint32_t zero = WAKE_WAITING;
+        atomic_compare_exchange_strong(&t->wake, &zero, WAKE_REARM);
+        syscall(SYS_futex, &t->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+    ns_unlock(ns);
+}
 /* The parent's reaper thread does not come along; the child starts its own on its
  * first named-mutex create or open, like any process (not at fork: a fork child that
  * only execs must not spawn a thread). */
@@ -302,7 +326,7 @@ NSPA_HIDDEN struct ns *ns_attach(void)
         goto out;
     }
     pthread_key_create(&thread_key, thread_key_destructor);
-    pthread_atfork(NULL, NULL, atfork_child);
+    pthread_atfork(atfork_prepare, NULL, atfork_child);
     /* take a process slot */
     ns_lock(ns);
     if (ns->hdr->dead) {
@@ -348,14 +372,29 @@ NSPA_EXPORT const char *nspa_namespace_path(void)
 
 /* ---- lock, journal, recovery ------------------------------------------------------ */
 
-static long futex_wake(_Atomic uint32_t *addr, int n)
+#define WAKE_POKE 0x80000000u   /* wake list entry flag: re-arm, not a grant */
+
+/* Wake thread slot @slot's wait: private futex when it sleeps on one (then it is in
+ * this process, see sync.c), else shared. */
+static void wake_slot(struct ns *ns, uint32_t slot, int priv)
 {
-    return syscall(SYS_futex, addr, FUTEX_WAKE, n, NULL, NULL, 0);
+    _Atomic uint32_t *w = &ns->threads[slot].wake;
+    syscall(SYS_futex, w, priv ? FUTEX_WAKE_PRIVATE : FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Publish a grant (GRANTED) or a re-arm request (REARM, only over WAITING). */
+static void publish(struct ns_thread *t, uint32_t w)
+{
+    if (!(w & WAKE_POKE)) {
+        atomic_store_explicit(&t->wake, WAKE_GRANTED, memory_order_release);
+    } else {
+        uint32_t zero = WAKE_WAITING;
+        atomic_compare_exchange_strong(&t->wake, &zero, WAKE_REARM);
+    }
 }
 
 #define J_64    1ull
 #define J_CLAIM 2ull
-#define WAKE_POKE 0x80000000u
 
 static void do_wakes(struct ns *ns)
 {
@@ -363,9 +402,10 @@ static void do_wakes(struct ns *ns)
     for (uint32_t i = 0; i < h->nwake; i++) {
         uint32_t w = h->wake[i];
         struct ns_thread *t = &ns->threads[w & ~WAKE_POKE];
-        if (!(w & WAKE_POKE))
-            atomic_store_explicit(&t->wake, 1, memory_order_release);
-        futex_wake(&t->wake, 1);
+        publish(t, w);
+        /* a private sleeper is in the process of the section's owner; recovery by
+         * another process wakes shared (that private sleeper died with its process) */
+        wake_slot(ns, w & ~WAKE_POKE, t->wake_private && t->proc == ns->proc);
     }
     h->nwake = 0;
 }
@@ -464,17 +504,19 @@ NSPA_HIDDEN void ns_unlock(struct ns *ns)
         return;
     }
     uint32_t local[UNLOCKED_WAKES];
+    uint8_t priv[UNLOCKED_WAKES];
     for (uint32_t i = 0; i < n; i++) {
         uint32_t w = h->wake[i];
-        local[i] = w;
-        if (!(w & WAKE_POKE))
-            atomic_store_explicit(&ns->threads[w].wake, 1, memory_order_release);
+        struct ns_thread *t = &ns->threads[w & ~WAKE_POKE];
+        local[i] = w & ~WAKE_POKE;
+        priv[i] = t->wake_private && t->proc == ns->proc;
+        publish(t, w);
     }
     h->nwake = 0;
     pi_apply_deferred();
     pthread_mutex_unlock(&h->lock);
     for (uint32_t i = 0; i < n; i++)
-        futex_wake(&ns->threads[local[i] & ~WAKE_POKE].wake, 1);
+        wake_slot(ns, local[i], priv[i]);
 }
 
 static inline void jlog(struct ns *ns, void *p, uint64_t old, uint64_t flags)
@@ -655,6 +697,7 @@ NSPA_HIDDEN struct nspa_tls *ns_thread_register(void)
     jset32(ns, &t->proc, ns->proc);
     jset32(ns, &t->kind, WAIT_NONE);
     jset32(ns, &t->result, 0);
+    jset32(ns, &t->wake_private, 0);
     jset32(ns, &t->boost, 0);
     jset32(ns, (uint32_t *)&t->nt_prio, 0);
     jset32(ns, &t->nt_prio_set, 0);

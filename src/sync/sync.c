@@ -887,6 +887,7 @@ struct futex_waitv_ {
 #define SYS_futex_waitv 449
 #endif
 #define FUTEX2_SIZE_U32_ 0x02
+#define FUTEX2_PRIVATE_ 128
 
 /* The scheduling key of the calling thread: real-time priority above every
  * SCHED_OTHER thread. Read when the thread is about to block (the path sleeps anyway). */
@@ -1176,7 +1177,15 @@ static int do_wait(struct nspa_wait_args *args, int all)
     jset32(ns, &t->prio, prio);
     prio = pi_eff_key(t);
     jset32(ns, &t->result, 0);
-    atomic_store_explicit(&t->wake, 0, memory_order_relaxed);
+    /* Sleep on a private futex (cheaper for the kernel: no shared-mapping lookup) when
+     * nobody outside this process can wake us: every object is unnamed (reachable only
+     * through this process's handles) and the process never forked (its handles would
+     * be in the child too; see atfork_prepare in ns.c). */
+    uint32_t priv = !ns_has_forked();
+    for (uint32_t i = 0; i < n && priv; i++)
+        if (ns->objs[objs[i]].name) priv = 0;
+    jset32(ns, &t->wake_private, priv);
+    atomic_store_explicit(&t->wake, WAKE_WAITING, memory_order_relaxed);
     for (uint32_t i = 0; i < n; i++) {
         jset32(ns, &t->objs[i], objs[i]);
         jset32(ns, &ns->objs[objs[i]].refs, ns->objs[objs[i]].refs + 1);
@@ -1207,19 +1216,33 @@ static int do_wait(struct nspa_wait_args *args, int all)
         }
         ts.tv_sec = (time_t)(until / 1000000000ull);
         ts.tv_nsec = (long)(until % 1000000000ull);
-        wv[0].val = 0;
+        int priv = __atomic_load_n(&t->wake_private, __ATOMIC_ACQUIRE);
+        wv[0].val = WAKE_WAITING;
         wv[0].uaddr = (uint64_t)(uintptr_t)&t->wake;
-        wv[0].flags = FUTEX2_SIZE_U32_;
+        wv[0].flags = FUTEX2_SIZE_U32_ | (priv ? FUTEX2_PRIVATE_ : 0);
         wv[0].reserved = 0;
         /* nothing to watch but our own word: plain FUTEX_WAIT (futex_waitv's setup
          * costs about a fifth of a hand-off, measured) */
         long r = nwatch ? syscall(SYS_futex_waitv, wv, 1 + nwatch, 0, &ts, clk)
-                        : syscall(SYS_futex, &t->wake, FUTEX_WAIT_BITSET | (clk == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0),
-                                  0, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+                        : syscall(SYS_futex, &t->wake,
+                                  FUTEX_WAIT_BITSET | (priv ? FUTEX_PRIVATE_FLAG : 0) |
+                                      (clk == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0),
+                                  WAKE_WAITING, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
         int err = r < 0 ? errno : 0;
-        if (atomic_load_explicit(&t->wake, memory_order_acquire)) {
+        uint32_t wk = atomic_load_explicit(&t->wake, memory_order_acquire);
+        if (wk == WAKE_GRANTED) {
             res = t->result;
             break;
+        }
+        if (wk == WAKE_REARM) {
+            /* re-arm: back to WAITING (a grant meanwhile wins), re-read mode and owners */
+            uint32_t two = WAKE_REARM;
+            atomic_compare_exchange_strong(&t->wake, &two, WAKE_WAITING);
+            if (atomic_load_explicit(&t->wake, memory_order_acquire) == WAKE_GRANTED) {
+                res = t->result;
+                break;
+            }
+            err = EAGAIN;
         }
         if (err == ETIMEDOUT && !real_deadline)
             continue;   /* the backstop, not our timeout: sleep on */
@@ -1232,10 +1255,11 @@ static int do_wait(struct nspa_wait_args *args, int all)
             if (timeout < until) until = timeout;
             step.tv_sec = (time_t)(until / 1000000000ull);
             step.tv_nsec = (long)(until % 1000000000ull);
-            r = syscall(SYS_futex, &t->wake, FUTEX_WAIT_BITSET | (clk == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0),
-                        0, &step, NULL, FUTEX_BITSET_MATCH_ANY);
+            r = syscall(SYS_futex, &t->wake, FUTEX_WAIT_BITSET | (priv ? FUTEX_PRIVATE_FLAG : 0) |
+                            (clk == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0),
+                        WAKE_WAITING, &step, NULL, FUTEX_BITSET_MATCH_ANY);
             err = r < 0 ? errno : 0;
-            if (atomic_load_explicit(&t->wake, memory_order_acquire)) { res = t->result; break; }
+            if (atomic_load_explicit(&t->wake, memory_order_acquire) == WAKE_GRANTED) { res = t->result; break; }
             if (err == ETIMEDOUT && until < timeout) err = EAGAIN;
         }
         /* timed out, poked, an owner died, or a spurious/EINTR return: re-evaluate
