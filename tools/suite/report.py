@@ -61,7 +61,7 @@ def delta(a, b, better):
     pct = d / a * 100 if a else None
     if better == "info" or pct is None:
         return d, pct, ""
-    if abs(pct) < 2:
+    if abs(pct) < 1:
         return d, pct, "flat"
     good = d < 0 if better == "lower" else d > 0
     return d, pct, "better" if good else "worse"
@@ -89,7 +89,7 @@ def factor(nspa, other, better):
 def factor_text(f):
     if f is None:
         return "-"
-    if 0.98 <= f <= 1.02:
+    if 0.99 <= f <= 1.01:
         return "same"
     return f"NSPA {f:.3g}x better" if f > 1 else f"NSPA {1 / f:.3g}x worse"
 
@@ -405,10 +405,12 @@ def render(res, out):
         md.append("")
 
     # key improvements (RT vs baseline)
-    if improvements:
-        md += ["## Key improvements (RT vs Baseline)", "",
-               "| Test | Metric | Baseline | RT | Delta |", "|---|---|---|---|---|"]
-        for t, meta, a, b, pct, word in sorted(improvements, key=lambda x: -abs(x[4] or 0))[:12]:
+    for title, which in (("Key improvements (RT vs Baseline)", "better"), ("Regressions (RT vs Baseline)", "worse")):
+        rows = sorted((x for x in improvements if x[5] == which), key=lambda x: -abs(x[4] or 0))[:12]
+        if not rows:
+            continue
+        md += [f"## {title}", "", "| Test | Metric | Baseline | RT | Delta |", "|---|---|---|---|---|"]
+        for t, meta, a, b, pct, word in rows:
             md.append(f"| {t} | {meta['label']} | {fmt(a, meta['unit'])} | {fmt(b, meta['unit'])} | "
                       f"{pct:+.1f}% {word} |")
         md.append("")
@@ -485,8 +487,8 @@ def compare(a, b, out, names=("A", "B")):
             vb = fig_of(tb.get(pb), k) if pb else None
             row.append(delta_text(va, vb, meta["unit"], meta["better"]))
             f = factor(vb, va, meta["better"])
-            row.append("-" if f is None else (f"{f:.3g}x better" if f > 1.02 else
-                                              f"{1 / f:.3g}x worse" if f < 0.98 else "same"))
+            row.append("-" if f is None else (f"{f:.3g}x better" if f > 1.01 else
+                                              f"{1 / f:.3g}x worse" if f < 0.99 else "same"))
             d, pct, word = delta(va, vb, meta["better"])
             if word in ("better", "worse"):
                 improvements.append((t, meta, va, vb, pct, word))
@@ -524,10 +526,12 @@ def compare(a, b, out, names=("A", "B")):
         sections += sec
     md.append("")
     md += sections
-    if improvements:
-        md += [f"## {na} → {nb} key improvements", "",
-               f"| Test | Metric | {na} | {nb} | Delta |", "|---|---|---|---|---|"]
-        for t, meta, x, y, pct, word in sorted(improvements, key=lambda z: -abs(z[4]))[:15]:
+    for title, which in ((f"{na} → {nb} key improvements", "better"), (f"{na} → {nb} regressions", "worse")):
+        rows = sorted((z for z in improvements if z[5] == which), key=lambda z: -abs(z[4]))[:15]
+        if not rows:
+            continue
+        md += [f"## {title}", "", f"| Test | Metric | {na} | {nb} | Delta |", "|---|---|---|---|---|"]
+        for t, meta, x, y, pct, word in rows:
             md.append(f"| {t} | {meta['label']} | {fmt(x, meta['unit'])} | {fmt(y, meta['unit'])} | "
                       f"{pct:+.1f}% {word} |")
         md.append("")

@@ -197,13 +197,14 @@ def wine_setup(out, install):
     for k in list(env):
         if k.startswith("NSPA_"):
             del env[k]
-    r = subprocess.run([WINE_LOADER, "wineboot", "-i"], env=env, capture_output=True, text=True, timeout=300)
+    subprocess.run([WINE_LOADER, "wineboot", "-i"], env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=300)
     ver = subprocess.run([WINE_LOADER, "--version"], env=env, capture_output=True, text=True).stdout.strip()
     # one persistent wineserver for the whole run (ended by wine_teardown), so that each
     # test does not pay for a server start-up
     ws = shutil.which("wineserver") or "/usr/lib/wine/wineserver64"
     if os.path.exists(ws):
-        subprocess.run([ws, "-p"], env=env, capture_output=True)
+        subprocess.run([ws, "-p"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     env["_NSPA_SUITE_WINE_VERSION"] = ver or "wine"
     return [WINE_LOADER, exe], env, ""
 
@@ -213,7 +214,7 @@ def wine_teardown(env):
         return
     ws = shutil.which("wineserver") or "/usr/lib/wine/wineserver64"
     if os.path.exists(ws):
-        subprocess.run([ws, "-k"], env=env, capture_output=True)
+        subprocess.run([ws, "-k"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     shutil.rmtree(env["WINEPREFIX"], ignore_errors=True)
 
 
@@ -297,7 +298,7 @@ def main(argv=None):
     res["tests"] = [{"name": t["name"], "args": t["smoke"] if a.smoke else t["args"], "what": t["what"],
                      "flags": t["flags"]} for t in sel]
 
-    print(f"run_suite: {len(sel)} tests x {len(columns)} columns -> {out}")
+    print(f"run_suite: {len(sel)} tests x {len(columns)} columns -> {out}", flush=True)
     # interleave the columns test by test (baseline, rt, wine for one test, then the next)
     for t in sel:
         for col, cmd, env, why in columns:
