@@ -252,7 +252,7 @@ def headline_keys(test, idx_t, cols):
     keys = figure_keys(idx_t, cols)
     want = [k for k in HEADLINE.get(test, []) if k in keys]
     if test.startswith("inversion"):
-        want = [k for k in ("wait", "ratio") if k in keys]
+        want = [k for k in ("ratio", "wait") if k in keys]
     if not want:
         want = [k for k in keys if meta_of(idx_t, k)["better"] != "info"][:2]
     return want

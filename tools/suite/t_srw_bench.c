@@ -11,6 +11,7 @@ static SRWLOCK lock = SRWLOCK_INIT;
 static volatile LONG phase_stop;
 static volatile long long counter, pair_a, pair_b, torn;
 static long long done[MAXT];
+static volatile LONG fin[MAXT];   /* thread i stored its count for the phase */
 static double keep[KEEP];
 static volatile LONG nkeep;
 static int phase;
@@ -46,7 +47,8 @@ static DWORD WINAPI srw_main(LPVOID arg)
             }
             n++;
         }
-        done[i] = n;
+        done[i] = n;   /* may be 0: a real-time thread can starve its equals all phase */
+        InterlockedExchange(&fin[i], 1);
         while (phase == p) Sleep(1);   /* wait for the next phase */
     }
     return 0;
@@ -68,13 +70,14 @@ int t_srw_bench(int argc, char **argv)
         phase_stop = 0;
         phase = p;
         memset(done, 0, sizeof done);
+        for (int i = 0; i < n; i++) fin[i] = 0;
         double t0 = suite_now_us();
         SetEvent(go[p]);
         Sleep(ms);
         InterlockedExchange(&phase_stop, 1);
         for (;;) {   /* every thread has stored its count */
             int all = 1;
-            for (int i = 0; i < n; i++) if (!done[i]) all = 0;
+            for (int i = 0; i < n; i++) if (!fin[i]) all = 0;
             if (all) break;
             Sleep(1);
         }
