@@ -21,6 +21,14 @@ def load(path):
         return _json.load(f)
 
 
+# every temporary folder of this run lives under one that is removed at exit
+_TMP = tempfile.TemporaryDirectory(prefix="suite-harness-")
+
+
+def tmpdir(prefix):
+    return tempfile.mkdtemp(prefix=prefix, dir=_TMP.name)
+
+
 FAKE = f"{sys.executable} {os.path.join(ROOT, 'tests', 'suite_fake.py')}"
 
 
@@ -65,7 +73,7 @@ class Verdicts(unittest.TestCase):
 class Runner(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="suite-harness-")
+        cls.tmp = tmpdir("runner-")
         cls.pids = os.path.join(cls.tmp, "pids")
         os.makedirs(cls.pids)
         os.environ["SUITE_FAKE_PIDS"] = cls.pids
@@ -172,7 +180,7 @@ class Report(unittest.TestCase):
         self.assertEqual(report.fmt(2000000, "count"), "2M")
 
     def render(self, res):
-        out = tempfile.mkdtemp(prefix="suite-report-")
+        out = tmpdir("report-")
         md = read(report.render(res, out))
         return out, md
 
@@ -204,7 +212,7 @@ class Report(unittest.TestCase):
 
     def test_compare(self):
         a, b = fixture("v4", 1.0, False), fixture("v5", 0.5, False)
-        out = tempfile.mkdtemp(prefix="suite-cmp-")
+        out = tmpdir("cmp-")
         md = read(report.compare(a, b, out, ("v4", "v5")))
         self.assertIn("| Test | v4 Baseline | v4 RT | v4 stock Wine | v5 Baseline | v5 RT | v5 stock Wine | v4→v5 | Notes |", md)
         # RT vs RT: 6522 -> 3261 ms, throughput doubled
@@ -218,7 +226,7 @@ class Report(unittest.TestCase):
         w = fixture("wine", 1.0, False)
         w["columns"] = [c for c in w["columns"] if c["name"] == "wine"]
         w["runs"] = [r for r in w["runs"] if r["column"] == "wine"]
-        md = read(report.compare(a, w, tempfile.mkdtemp(), ("NSPA", "Wine")))
+        md = read(report.compare(a, w, tmpdir("cmpw-"), ("NSPA", "Wine")))
         # NSPA judged by its RT column, the wine file by its only column
         self.assertIn("primary: NSPA RT, Wine stock Wine", md)
         self.assertIn("-6,522 ms", md.replace("+6,522 ms (+100.0%) worse", "-6,522 ms"))

@@ -6,7 +6,7 @@ SCHED_FIFO threads; tests/rt_inversion.c and tests/locks_inversion_*.c cover tha
 scenario in make test. Passes when the runner exits 0, every selected test PASSes in
 baseline, PASSes (or is SKIPped for lack of real-time permission) in RT, and the report
 and its pictures exist."""
-import json, os, subprocess, sys, tempfile
+import json, os, shutil, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 exe = sys.argv[1]
@@ -37,5 +37,7 @@ if not os.path.exists(md) or not any(f.endswith(".svg") for f in os.listdir(out)
 if r.returncode != 0:
     print(f"FAIL: runner exit status {r.returncode}")
     bad += 1
-print("suite_smoke:", "ok" if not bad else f"{bad} failures", "-", md)
+print("suite_smoke:", "ok" if not bad else f"{bad} failures (report kept: {md})")
+if not bad:
+    shutil.rmtree(out, ignore_errors=True)
 sys.exit(1 if bad else 0)

@@ -475,7 +475,7 @@ def compare(a, b, out, names=("A", "B")):
             head = f"{meta['label']}: " + delta_text(fig_of(ta.get(pa), hk[0]), fig_of(tb.get(pb), hk[0]),
                                                      meta["unit"], meta["better"])
         md.append(f"| {t} | " + " | ".join(verdict_cell(ix.get(t, {}).get(c)) for _, c, ix in cols) +
-                  f" | {head} | primary: {na} {COLNAME.get(pa, pa)}, {nb} {COLNAME.get(pb, pb)} |")
+                  f" | {head} | primary: {na} {COLNAME.get(pa, pa or '-')}, {nb} {COLNAME.get(pb, pb or '-')} |")
         sec = [f"## {n}. {t}", "", tinfo[t]["what"] + ".", ""]
         hdr = ["Metric"] + [colname(nn, c) for nn, c, _ in cols] + \
               [f"{na}→{nb} ({COLNAME.get(pa, pa)} → {COLNAME.get(pb, pb)})", f"factor {nb} vs {na}"]
