@@ -49,6 +49,9 @@ int t_contended_wait(int argc, char **argv)
               capped ? "Wall time for N (projected)" : "Wall time for N");
     suite_fig("rate", rate, "acq/s", "higher", "Acquisitions per second");
     suite_fig("acquisitions", (double)total, "count", "info", "Acquisitions made");
+    /* how contended it really was: a thread that keeps the mutex makes it uncontended */
+    suite_fig("min_share", total ? 100.0 * (mine[0] < mine[1] ? mine[0] : mine[1]) / total : 0, "%", "info",
+              "Share of the less lucky thread");
     if (total != mine[0] + mine[1]) return suite_fail("counter %lld != %lld + %lld", total, mine[0], mine[1]);
     if (!capped && total != target) return suite_fail("counter %lld, expected %lld", total, target);
     return suite_pass();
