@@ -4,6 +4,8 @@
 #   make test     install deps, build release + ASan/UBSan + TSan trees, run every test
 #   make bench    install deps and peers, build, run nspa-bench side by side
 #   make install  install the library (PREFIX=/usr/local)
+#   make suite    install deps (stock Wine 8, mingw-w64), build, run the real-time suite
+#                 natively (baseline + RT) and under stock Wine; prints the report folder
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -14,7 +16,7 @@ CMAKE   := cmake
 # by removing those a previous run (or an older NSPA) left in /dev/shm.
 CTEST   := rm -f /dev/shm/nspa-$$(id -u)-ctest-* && ctest --output-on-failure --no-tests=error -j$(JOBS)
 
-.PHONY: all deps test test-release test-asan test-tsan bench install clean
+.PHONY: all deps test test-release test-asan test-tsan bench install clean suite
 
 all: $(BUILD)/release/build.ninja
 	$(CMAKE) --build $(BUILD)/release -j$(JOBS)
@@ -54,6 +56,13 @@ bench:
 	@tools/deps.sh bench
 	$(MAKE) all
 	tools/bench.sh $(BUILD)/release $(BENCH)
+
+# The real-time suite (docs/suite.md). SUITE_ARGS passes options to the runner, e.g.
+# SUITE_ARGS="--only zigzag,rapidmutex" or SUITE_ARGS=--pi-off (the broken-PI experiment).
+suite:
+	@tools/deps.sh test wine64 gcc-mingw-w64-x86-64
+	$(MAKE) all
+	python3 tools/suite/run_suite.py --exe $(BUILD)/release/nspa-rt-test --peer wine $(SUITE_ARGS)
 
 install: all
 	$(CMAKE) --install $(BUILD)/release
