@@ -1206,28 +1206,36 @@ static int do_wait(struct nspa_wait_args *args, int all)
         /* sleep until the timeout, but never more than WAKE_BACKSTOP_NS at a time: a
          * waker that died between its unlock and its FUTEX_WAKE (ns_unlock) has left
          * our wake word set; we find it on return */
-        struct timespec nowts;
-        clock_gettime(clk, &nowts);
-        uint64_t until = (uint64_t)nowts.tv_sec * 1000000000ull + (uint64_t)nowts.tv_nsec + WAKE_BACKSTOP_NS;
-        int real_deadline = 0;
-        if (timeout != NSPA_TIMEOUT_INFINITE && timeout <= until) {
-            until = timeout;
-            real_deadline = 1;
-        }
-        ts.tv_sec = (time_t)(until / 1000000000ull);
-        ts.tv_nsec = (long)(until % 1000000000ull);
         int priv = __atomic_load_n(&t->wake_private, __ATOMIC_ACQUIRE);
+        struct timespec *tsp = &ts;
+        int real_deadline = 0;
+        if (priv && timeout == NSPA_TIMEOUT_INFINITE) {
+            /* a private sleeper's wakers are in its own process: if one dies between
+             * unlock and wake, so do we; no backstop timer (arming one costs the
+             * kernel a fifth of a microsecond per sleep) */
+            tsp = NULL;
+        } else {
+            struct timespec nowts;
+            clock_gettime(clk, &nowts);
+            uint64_t until = (uint64_t)nowts.tv_sec * 1000000000ull + (uint64_t)nowts.tv_nsec + WAKE_BACKSTOP_NS;
+            if (timeout != NSPA_TIMEOUT_INFINITE && timeout <= until) {
+                until = timeout;
+                real_deadline = 1;
+            }
+            ts.tv_sec = (time_t)(until / 1000000000ull);
+            ts.tv_nsec = (long)(until % 1000000000ull);
+        }
         wv[0].val = WAKE_WAITING;
         wv[0].uaddr = (uint64_t)(uintptr_t)&t->wake;
         wv[0].flags = FUTEX2_SIZE_U32_ | (priv ? FUTEX2_PRIVATE_ : 0);
         wv[0].reserved = 0;
         /* nothing to watch but our own word: plain FUTEX_WAIT (futex_waitv's setup
          * costs about a fifth of a hand-off, measured) */
-        long r = nwatch ? syscall(SYS_futex_waitv, wv, 1 + nwatch, 0, &ts, clk)
+        long r = nwatch ? syscall(SYS_futex_waitv, wv, 1 + nwatch, 0, tsp, clk)
                         : syscall(SYS_futex, &t->wake,
                                   FUTEX_WAIT_BITSET | (priv ? FUTEX_PRIVATE_FLAG : 0) |
                                       (clk == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0),
-                                  WAKE_WAITING, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+                                  WAKE_WAITING, tsp, NULL, FUTEX_BITSET_MATCH_ANY);
         int err = r < 0 ? errno : 0;
         uint32_t wk = atomic_load_explicit(&t->wake, memory_order_acquire);
         if (wk == WAKE_GRANTED) {
