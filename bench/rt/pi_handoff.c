@@ -1,8 +1,8 @@
 /* nspa-bench rt: the cost of priority inheritance on a contended NT mutex hand-off.
- * Two SCHED_FIFO threads (priorities 20 and 30, one per CPU) take and release one NT
- * mutex for a fixed time; every contended acquisition boosts the owner (PI on) or not
- * (NSPA_PI=0, read once per process: run.sh runs the modes as separate processes,
- * interleaved). Prints ops/s and the per-hand-off time as RESULT lines.
+ * Two SCHED_FIFO threads (priorities 20 and 30, one per CPU) hand one NT mutex back and
+ * forth for a fixed time, every acquisition a contended hand-off (see worker()); with PI
+ * on (default) or off (NSPA_PI=0, read once per process: run.sh runs the modes as
+ * separate processes, interleaved). Prints hand-offs/s and the time per hand-off.
  * Usage: pi_handoff <seconds> <impl-label> */
 #include <pthread.h>
 #include <sched.h>
@@ -23,18 +23,26 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+/* Forced hand-offs: a thread takes the mutex (blocking: the other holds it), waits
+ * until the other thread is queued on it, and releases it. Every acquisition is then a
+ * contended hand-off from the releasing owner to the queued waiter, alternately from
+ * the priority-20 thread to the priority-30 one (the waiter outranks the owner: PI has
+ * something to do) and back. */
 static void *worker(void *arg)
 {
     int i = (int)(intptr_t)arg;
     uint32_t me = nspa_thread_id();
     long n = 0;
-    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+    for (;;) {
         struct nspa_wait_args a = { .timeout = NSPA_TIMEOUT_INFINITE, .objs = &m, .count = 1, .owner = me };
         if (nspa_wait_any(&a) != 0) break;
-        for (volatile int k = 0; k < 200; k++) ;   /* a short critical section */
+        n++;
+        /* hold it until the other thread waits for it (or the run is over) */
+        while (nspa_obj_waiters(m) < 1 && !atomic_load_explicit(&stop, memory_order_relaxed))
+            for (volatile int k = 0; k < 50; k++) ;
         struct nspa_mutex_args u = { me, 0 };
         nspa_mutex_unlock(m, &u);
-        n++;
+        if (atomic_load_explicit(&stop, memory_order_relaxed)) break;
     }
     counts[i] = n;
     return NULL;

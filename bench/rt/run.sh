@@ -32,5 +32,5 @@ python3 "$root/tools/benchfmt.py" --module rt --json "$out/rt.json" --md "$out/r
   --ratio inversion_any:pi_on:work_pi_on --ratio inversion_any:pi_off:work_pi_off \
   --ratio inversion_all:pi_on:work_pi_on --ratio inversion_all:pi_off:work_pi_off \
   --ratio inversion_chain12:pi_on:work_pi_on --ratio inversion_chain12:pi_off:work_pi_off \
-  --note "pi_on/pi_off: two SCHED_FIFO threads (20, 30) hand one NT mutex back and forth; PI boosts the owner on every contended acquisition." \
+  --note "pi_on/pi_off: two SCHED_FIFO threads (20, 30) hand one NT mutex back and forth, every acquisition a contended hand-off (bench/rt/pi_handoff.c); PI on (default) against NSPA_PI=0." \
   --note "inversion: a SCHED_OTHER holder works W, SCHED_FIFO 50 busy threads on every CPU for 1.5 s, a SCHED_FIFO 80 waiter; its wait with PI (pi_on) and with NSPA_PI=0 (pi_off), each against the holder's work W measured in the same run (work_pi_on, work_pi_off)."

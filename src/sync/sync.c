@@ -1003,6 +1003,7 @@ static uint32_t check_owners(struct ns *ns, const uint32_t *objs, uint32_t n, st
 }
 
 #define FAST_MISS 1
+#define PI_DELAY_NS 20000ull   /* see do_wait: a real-time waiter boosts after 20 us */
 /* A wait for a mutex held by another thread first spins a little (NSPA_SPIN rounds
  * of a CPU pause, 200 by default; NSPA_SPIN=0 turns it off): the holder usually lets
  * go within a microsecond, and a hand-off through the kernel costs two context
@@ -1191,12 +1192,19 @@ static int do_wait(struct nspa_wait_args *args, int all)
         jset32(ns, &ns->objs[objs[i]].refs, ns->objs[objs[i]].refs + 1);
         queue_insert(ns, &ns->objs[objs[i]], entry_id(me->slot, i), prio);
     }
+    /* Boosting the owners of the mutexes we wait for costs a sched_setattr now and
+     * another when we leave: a real-time waiter first gives the hand-off PI_DELAY_NS to
+     * happen on its own (most contended hand-offs take a few microseconds) and boosts
+     * only if it is still waiting then. An owner that is starved is boosted 20 us late,
+     * which is nothing against the milliseconds an inversion lasts. */
+    int pi_pending = 0;
     for (uint32_t i = 0; i < count; i++) {
-        pi_update_owner_of(ns, objs[i]);   /* boost the owners of the mutexes we wait for */
         struct ns_obj *o = &ns->objs[objs[i]];
         uint32_t ow;
-        if (o->type == NSPA_TYPE_MUTEX && (ow = mtx_owner(atomic_load_explicit(&o->word, memory_order_relaxed))))
-            reaper_poke_owner(ns, ow);     /* its process watches us from now on */
+        if (o->type != NSPA_TYPE_MUTEX || !(ow = mtx_owner(atomic_load_explicit(&o->word, memory_order_relaxed))))
+            continue;
+        if (prio && pi_enabled()) pi_pending = 1;
+        reaper_poke_owner(ns, ow);     /* its process watches us from now on */
     }
     registered = 1;
     ns_unlock(ns);
@@ -1209,7 +1217,18 @@ static int do_wait(struct nspa_wait_args *args, int all)
         int priv = __atomic_load_n(&t->wake_private, __ATOMIC_ACQUIRE);
         struct timespec *tsp = &ts;
         int real_deadline = 0;
-        if (priv && timeout == NSPA_TIMEOUT_INFINITE) {
+        if (pi_pending) {
+            /* the short first sleep before the boost (see above) */
+            struct timespec nowts;
+            clock_gettime(clk, &nowts);
+            uint64_t until = (uint64_t)nowts.tv_sec * 1000000000ull + (uint64_t)nowts.tv_nsec + PI_DELAY_NS;
+            if (timeout != NSPA_TIMEOUT_INFINITE && timeout <= until) {
+                until = timeout;
+                real_deadline = 1;
+            }
+            ts.tv_sec = (time_t)(until / 1000000000ull);
+            ts.tv_nsec = (long)(until % 1000000000ull);
+        } else if (priv && timeout == NSPA_TIMEOUT_INFINITE) {
             /* a private sleeper's wakers are in its own process: if one dies between
              * unlock and wake, so do we; no backstop timer (arming one costs the
              * kernel a fifth of a microsecond per sleep) */
@@ -1252,8 +1271,17 @@ static int do_wait(struct nspa_wait_args *args, int all)
             }
             err = EAGAIN;
         }
-        if (err == ETIMEDOUT && !real_deadline)
+        if (err == ETIMEDOUT && !real_deadline) {
+            if (pi_pending) {
+                /* still waiting after PI_DELAY_NS: boost the owners now */
+                pi_pending = 0;
+                ns_lock(ns);
+                if (!t->result)
+                    for (uint32_t i = 0; i < count; i++) pi_update_owner_of(ns, objs[i]);
+                ns_unlock(ns);
+            }
             continue;   /* the backstop, not our timeout: sleep on */
+        }
         if (r < 0 && err == ENOSYS) {
             /* kernels before 5.16: own word only, and re-check owners every 50 ms */
             struct timespec step;
