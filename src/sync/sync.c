@@ -1104,6 +1104,23 @@ static inline int do_wait_one(struct nspa_wait_args *args, int all)
     return do_wait(args, all);
 }
 
+/* The end of one sleep: now + @step on @clk, or the wait's own @timeout if that comes
+ * first (then returns 1: a timeout there is the wait's). */
+static int sleep_until(clockid_t clk, uint64_t step, uint64_t timeout, struct timespec *ts)
+{
+    struct timespec now;
+    clock_gettime(clk, &now);
+    uint64_t until = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec + step;
+    int real = 0;
+    if (timeout != NSPA_TIMEOUT_INFINITE && timeout <= until) {
+        until = timeout;
+        real = 1;
+    }
+    ts->tv_sec = (time_t)(until / 1000000000ull);
+    ts->tv_nsec = (long)(until % 1000000000ull);
+    return real;
+}
+
 static int do_wait(struct nspa_wait_args *args, int all)
 {
     if (!args) return -EFAULT;
@@ -1217,32 +1234,14 @@ static int do_wait(struct nspa_wait_args *args, int all)
         int priv = __atomic_load_n(&t->wake_private, __ATOMIC_ACQUIRE);
         struct timespec *tsp = &ts;
         int real_deadline = 0;
-        if (pi_pending) {
-            /* the short first sleep before the boost (see above) */
-            struct timespec nowts;
-            clock_gettime(clk, &nowts);
-            uint64_t until = (uint64_t)nowts.tv_sec * 1000000000ull + (uint64_t)nowts.tv_nsec + PI_DELAY_NS;
-            if (timeout != NSPA_TIMEOUT_INFINITE && timeout <= until) {
-                until = timeout;
-                real_deadline = 1;
-            }
-            ts.tv_sec = (time_t)(until / 1000000000ull);
-            ts.tv_nsec = (long)(until % 1000000000ull);
-        } else if (priv && timeout == NSPA_TIMEOUT_INFINITE) {
+        if (!pi_pending && priv && timeout == NSPA_TIMEOUT_INFINITE) {
             /* a private sleeper's wakers are in its own process: if one dies between
              * unlock and wake, so do we; no backstop timer (arming one costs the
              * kernel a fifth of a microsecond per sleep) */
             tsp = NULL;
         } else {
-            struct timespec nowts;
-            clock_gettime(clk, &nowts);
-            uint64_t until = (uint64_t)nowts.tv_sec * 1000000000ull + (uint64_t)nowts.tv_nsec + WAKE_BACKSTOP_NS;
-            if (timeout != NSPA_TIMEOUT_INFINITE && timeout <= until) {
-                until = timeout;
-                real_deadline = 1;
-            }
-            ts.tv_sec = (time_t)(until / 1000000000ull);
-            ts.tv_nsec = (long)(until % 1000000000ull);
+            /* the short first sleep before the PI boost (see above), or the backstop */
+            real_deadline = sleep_until(clk, pi_pending ? PI_DELAY_NS : WAKE_BACKSTOP_NS, timeout, &ts);
         }
         wv[0].val = WAKE_WAITING;
         wv[0].uaddr = (uint64_t)(uintptr_t)&t->wake;
@@ -1285,18 +1284,13 @@ static int do_wait(struct nspa_wait_args *args, int all)
         if (r < 0 && err == ENOSYS) {
             /* kernels before 5.16: own word only, and re-check owners every 50 ms */
             struct timespec step;
-            clock_gettime(clk, &step);
-            uint64_t now = (uint64_t)step.tv_sec * 1000000000ull + (uint64_t)step.tv_nsec;
-            uint64_t until = now + 50000000ull;
-            if (timeout < until) until = timeout;
-            step.tv_sec = (time_t)(until / 1000000000ull);
-            step.tv_nsec = (long)(until % 1000000000ull);
+            int last = sleep_until(clk, 50000000ull, timeout, &step);
             r = syscall(SYS_futex, &t->wake, FUTEX_WAIT_BITSET | (priv ? FUTEX_PRIVATE_FLAG : 0) |
                             (clk == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0),
                         WAKE_WAITING, &step, NULL, FUTEX_BITSET_MATCH_ANY);
             err = r < 0 ? errno : 0;
             if (atomic_load_explicit(&t->wake, memory_order_acquire) == WAKE_GRANTED) { res = t->result; break; }
-            if (err == ETIMEDOUT && until < timeout) err = EAGAIN;
+            if (err == ETIMEDOUT && !last) err = EAGAIN;
         }
         /* timed out, poked, an owner died, or a spurious/EINTR return: re-evaluate
          * under the lock, where the result is authoritative */
