@@ -791,13 +791,16 @@ NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
         /* a slot with our own pid that is not ours: left by our image before an
          * exec (handles do not survive exec); else ask whether the pid lives */
         if (p->pid != (uint32_t)getpid() && !proc_is_dead(p)) continue;
+        int busy = 0;
         for (uint32_t s = 0; s < MAX_THREADS; s++) {
             struct ns_thread *t = &ns->threads[s];
             if (!t->tid || t->proc != i) continue;
             int r = pthread_mutex_trylock(&t->alive);
             if (r == EBUSY) {
                 /* the kernel has not processed its robust list yet (it is exiting) or
-                 * the pid check raced; leave it for the next sweep */
+                 * the pid check raced; leave the whole process for the next sweep, so
+                 * that no thread slot is left pointing at a freed process slot */
+                busy = 1;
                 continue;
             }
             release_thread_slot(ns, s);
@@ -805,6 +808,7 @@ NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
             pthread_mutex_unlock(&t->alive);
             syscall(SYS_futex, &t->alive.__data.__lock, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
         }
+        if (busy) continue;
         uint32_t *tab = (uint32_t *)(ns->base + ns->hdr->off_handles) + (size_t)i * MAX_HANDLES;
         for (uint32_t h = 0; h < p->handles_hwm; h++) {
             uint32_t v = tab[h];
