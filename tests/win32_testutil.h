@@ -45,4 +45,35 @@ static inline int w32t_wait_blocked(DWORD tid)
 #define W32T_EVENTUALLY(cond) ({ int ok_ = 0; \
     for (int i_ = 0; i_ < 5000 && !(ok_ = !!(cond)); i_++) Sleep(2); ok_; })
 
+
+/* A helper thread that owns mutexes for a test while it waits for 'release'; with
+ * @abandon it exits owning them. holder_start returns once it owns them. */
+#include <pthread.h>
+struct holder { HANDLE m[8]; int n; HANDLE owned, release; int abandon; pthread_t t; };
+static void *holder_main(void *p)
+{
+    struct holder *h = p;
+    for (int i = 0; i < h->n; i++) WaitForSingleObject(h->m[i], 0);
+    SetEvent(h->owned);
+    WaitForSingleObject(h->release, 10000);
+    if (!h->abandon)
+        for (int i = 0; i < h->n; i++) ReleaseMutex(h->m[i]);
+    return NULL;
+}
+static inline void holder_start(struct holder *h, int abandon)
+{
+    h->owned = CreateEventA(NULL, TRUE, FALSE, NULL);
+    h->release = CreateEventA(NULL, TRUE, FALSE, NULL);
+    h->abandon = abandon;
+    pthread_create(&h->t, NULL, holder_main, h);
+    WaitForSingleObject(h->owned, 10000);
+}
+static inline void holder_stop(struct holder *h)
+{
+    SetEvent(h->release);
+    pthread_join(h->t, NULL);
+    CloseHandle(h->owned);
+    CloseHandle(h->release);
+}
+
 #endif

@@ -10,33 +10,6 @@
 
 enum { SEM, AUTO_EV, MANUAL_EV, MUTEX };
 
-/* A helper thread that owns mutexes while it waits for 'release'. */
-struct holder { HANDLE m[8]; int n; HANDLE owned, release; int abandon; pthread_t t; };
-static void *holder_main(void *p)
-{
-    struct holder *h = p;
-    for (int i = 0; i < h->n; i++) WaitForSingleObject(h->m[i], 0);
-    SetEvent(h->owned);
-    WaitForSingleObject(h->release, 10000);
-    if (!h->abandon)
-        for (int i = 0; i < h->n; i++) ReleaseMutex(h->m[i]);
-    return NULL;
-}
-static void holder_start(struct holder *h, int abandon)
-{
-    h->owned = CreateEventA(NULL, TRUE, FALSE, NULL);
-    h->release = CreateEventA(NULL, TRUE, FALSE, NULL);
-    h->abandon = abandon;
-    pthread_create(&h->t, NULL, holder_main, h);
-    WaitForSingleObject(h->owned, 10000);
-}
-static void holder_stop(struct holder *h)
-{
-    SetEvent(h->release);
-    pthread_join(h->t, NULL);
-    CloseHandle(h->owned);
-    CloseHandle(h->release);
-}
 
 /* Probe state without lasting change: 1 if a wait would succeed now. */
 static int is_signaled(int kind, HANDLE h)

@@ -26,18 +26,6 @@ static HANDLE make(int kind, int signaled)
     }
 }
 
-/* A helper thread that owns mutexes for us while it waits for 'release'. */
-struct holder { HANDLE m[8]; int n; HANDLE owned, release; int abandon; };
-static void *holder_main(void *p)
-{
-    struct holder *h = p;
-    for (int i = 0; i < h->n; i++) WaitForSingleObject(h->m[i], 0);
-    SetEvent(h->owned);
-    WaitForSingleObject(h->release, 10000);
-    if (!h->abandon)
-        for (int i = 0; i < h->n; i++) ReleaseMutex(h->m[i]);
-    return NULL;
-}
 
 /* Is the object still in the state it was made in (signaled or not)?  Consumes
  * nothing except where it reports 'signaled' of an auto object, which it restores. */
@@ -76,14 +64,7 @@ static void test_lowest_index_table(void)
                 h[i] = make(k, sig);
                 if (k == MUTEX && !sig) hold.m[hold.n++] = h[i];
             }
-            pthread_t ht;
-            if (hold.n) {
-                hold.owned = CreateEventA(NULL, TRUE, FALSE, NULL);
-                hold.release = CreateEventA(NULL, TRUE, FALSE, NULL);
-                hold.abandon = 0;
-                pthread_create(&ht, NULL, holder_main, &hold);
-                WaitForSingleObject(hold.owned, 10000);
-            }
+            if (hold.n) holder_start(&hold, 0);
             int want = -1;
             for (int i = 0; i < 4; i++) if (mask >> i & 1) { want = i; break; }
             DWORD r = WaitForMultipleObjects(4, h, FALSE, 0);
@@ -104,12 +85,7 @@ static void test_lowest_index_table(void)
                 }
                 CHECK_EQ(is_signaled(k, h[i]), expect);
             }
-            if (hold.n) {
-                SetEvent(hold.release);
-                pthread_join(ht, NULL);
-                CloseHandle(hold.owned);
-                CloseHandle(hold.release);
-            }
+            if (hold.n) holder_stop(&hold);
             for (int i = 0; i < 4; i++) CloseHandle(h[i]);
         }
     }
@@ -160,12 +136,9 @@ static void test_abandoned_index(void)
         for (int j = 0; j < 4; j++) h[j] = CreateEventA(NULL, FALSE, FALSE, NULL);
         CloseHandle(h[i]);
         h[i] = CreateMutexA(NULL, FALSE, NULL);
-        struct holder hold = { .m = { h[i] }, .n = 1, .abandon = 1 };
-        hold.owned = CreateEventA(NULL, TRUE, FALSE, NULL);
-        hold.release = CreateEventA(NULL, TRUE, TRUE, NULL);   /* exit at once */
-        pthread_t ht;
-        pthread_create(&ht, NULL, holder_main, &hold);
-        pthread_join(ht, NULL);
+        struct holder hold = { .m = { h[i] }, .n = 1 };
+        holder_start(&hold, 1);
+        holder_stop(&hold);   /* exits owning it: abandoned */
         if (i > 0) {
             /* a lower signaled index wins; the abandoned mutex is left alone */
             SetEvent(h[0]);
@@ -177,8 +150,6 @@ static void test_abandoned_index(void)
         CHECK_EQ(WaitForMultipleObjects(4, h, FALSE, 0), WAIT_OBJECT_0 + (DWORD)i);
         CHECK(ReleaseMutex(h[i]));
         for (int j = 0; j < 4; j++) CloseHandle(h[j]);
-        CloseHandle(hold.owned);
-        CloseHandle(hold.release);
     }
 }
 
