@@ -73,6 +73,11 @@ int nspa_cs_try_enter(nspa_cs_t *cs);
  * leave by another thread is undefined). Thread-safe. */
 void nspa_cs_leave(nspa_cs_t *cs);
 
+/* nspa_cs_wake_plain - wake one sleeper of a plain (non-PI) section. Called by the inline
+ * LeaveCriticalSection of <windows.h> after it released a section with sleepers; not
+ * useful otherwise. */
+void nspa_cs_wake_plain(nspa_cs_t *cs);
+
 /* nspa_cs_delete - destroy a section nobody owns or waits on. It may be initialised
  * again. Releases its requeue-PI registry id. */
 void nspa_cs_delete(nspa_cs_t *cs);

@@ -52,7 +52,7 @@ static inline int cv_result(nspa_cond_t *c, uint32_t seq, long r)
 
 NSPA_EXPORT int nspa_cond_wait_cs(nspa_cond_t *c, nspa_cs_t *cs, const struct timespec *abs)
 {
-    unsigned id = (cs->mode & CS_MODE_PI) ? (unsigned)((cs->mode >> 32) & 0xffff) : 0;
+    unsigned id = cs_is_pi(cs) ? cs_reg_id(cs) : 0;
     uint32_t seq = cv_register(c, id);
     long r;
     int32_t saved = cs->recursion;
@@ -65,7 +65,7 @@ NSPA_EXPORT int nspa_cond_wait_cs(nspa_cond_t *c, nspa_cs_t *cs, const struct ti
         if (r == 0) {
             /* requeued and woken as the owner of the PI futex */
             NSPA_TSAN_ACQUIRE(cs_word(cs));
-            cs_set_owned(cs, nspa_self_tid());
+            cs_set_owned_pi(cs, nspa_self_tid());
         } else {
             cs_enter_common(cs, 0);
         }

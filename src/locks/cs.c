@@ -2,6 +2,7 @@
  * See cs_impl.h for the word encoding and docs/locks.md for the design. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <sys/sysinfo.h>
 #include "nspa/win32/windows.h"
 #include "locks/cs_impl.h"
@@ -58,6 +59,159 @@ NSPA_HIDDEN int32_t *nspa_cs_registry_word(unsigned id)
 }
 
 /* ---- slow paths ---- */
+
+/* The scheduling priority of thread `tid` as the PI decision needs it: 1..99 for
+ * SCHED_FIFO/RR, 100 for SCHED_DEADLINE (above every RT priority), 0 for the rest.
+ * -1 if the thread cannot be asked (gone): the caller then lets the kernel decide. */
+struct cs_sched_attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t prio;
+    uint64_t runtime, deadline, period;
+};
+static int thread_prio(uint32_t tid)
+{
+    struct cs_sched_attr a;
+    if (syscall(SYS_sched_getattr, (pid_t)tid, &a, sizeof a, 0) != 0)
+        return -1;
+    switch (a.policy & ~(uint32_t)SCHED_RESET_ON_FORK) {
+    case SCHED_FIFO:
+    case SCHED_RR:
+        return a.prio ? (int)a.prio : 1;
+    case 6: /* SCHED_DEADLINE */
+        return 100;
+    default:
+        return 0;
+    }
+}
+
+/* Wakes one gate sleeper unless a wake is already on its way (cs_impl.h, the gate). */
+NSPA_HIDDEN void nspa_cs_gate_wake(nspa_cs_t *cs)
+{
+    _Atomic uint32_t *g = cs_gate(cs);
+    uint32_t v = atomic_load_explicit(g, memory_order_relaxed);
+    while (v >= GATE_ONE && !(v & GATE_WAKING)) {
+        if (atomic_compare_exchange_weak_explicit(g, &v, v | GATE_WAKING, memory_order_seq_cst,
+                                                  memory_order_relaxed)) {
+            nspa_futex_wake(g, 1);
+            return;
+        }
+    }
+}
+
+static void gate_leave(_Atomic uint32_t *g)
+{
+    uint32_t v = atomic_load_explicit(g, memory_order_relaxed), n;
+    do {
+        n = v - GATE_ONE;
+        if (n < GATE_ONE)
+            n &= ~GATE_WAKING; /* the last waiter: no wake can be meant for anybody */
+    } while (!atomic_compare_exchange_weak_explicit(g, &v, n, memory_order_relaxed,
+                                                    memory_order_relaxed));
+}
+
+/* How long a gate sleeper sleeps before it looks at the owner's priority again: an owner
+ * that lowers its own priority while holding the section is noticed within this time
+ * (the NT objects cache a waiter's priority just as long). NSPA_CS_GATE_RECHECK_MS
+ * changes it, 0 = never: the tests use that to make a lost wake hang instead of being
+ * rescued by the next look. */
+static long gate_recheck_ns(void)
+{
+    static _Atomic long cached = -1;
+    long v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v < 0) {
+        const char *e = getenv("NSPA_CS_GATE_RECHECK_MS");
+        v = e && *e ? atol(e) * 1000000L : 50000000L;
+        if (v < 0)
+            v = 0;
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
+    }
+    return v;
+}
+
+/* PI section, contended. A real-time waiter whose priority is above the owner's takes
+ * FUTEX_LOCK_PI at once: the kernel queues it by priority and boosts the owner (and the
+ * owner's owners). Every other waiter (same or lower priority, or not real-time: a boost
+ * would change nothing) sleeps on the gate and competes for the free lock when woken,
+ * so equal-priority threads pass the section without a kernel hand-off each time. */
+static void cs_enter_slow_pi(nspa_cs_t *cs, uint32_t tid, unsigned spin)
+{
+    _Atomic int32_t *w = cs_word(cs);
+    _Atomic uint32_t *g = cs_gate(cs);
+    for (unsigned i = 0; i < spin; i++) {
+        int32_t exp = atomic_load_explicit(w, memory_order_relaxed);
+        if (exp == 0 && atomic_compare_exchange_weak_explicit(w, &exp, (int32_t)tid,
+                                                              memory_order_acquire,
+                                                              memory_order_relaxed))
+            return;
+        nspa_cpu_relax();
+    }
+    nspa_rt_self_is_rt();
+    int mine = nspa_rt_thread_state;
+    if (nspa_cs_pi_held > 0)
+        goto pi_wait; /* a link of a chain: a boost must be able to pass through us */
+    uint32_t known = 0;
+    int known_prio = 0, registered = 0;
+    for (;;) {
+        int32_t cur = atomic_load_explicit(w, memory_order_seq_cst);
+        if (cur == 0) {
+            if (atomic_compare_exchange_strong_explicit(w, &cur, (int32_t)tid,
+                                                        memory_order_seq_cst,
+                                                        memory_order_relaxed)) {
+                if (registered)
+                    gate_leave(g);
+                return;
+            }
+            continue;
+        }
+        uint32_t owner = (uint32_t)cur & FUTEX_TID_MASK;
+        if (mine > 0) {
+            if (owner != known) {
+                known = owner;
+                known_prio = thread_prio(owner);
+            }
+            if (known_prio < mine)
+                break; /* a boost is due: the kernel's PI queue */
+        }
+        if (!registered) {
+            atomic_fetch_add_explicit(g, GATE_ONE, memory_order_seq_cst);
+            registered = 1;
+            continue; /* read the lock word again, now that a release must see us */
+        }
+        uint32_t v = atomic_load_explicit(g, memory_order_seq_cst);
+        if (v & GATE_WAKING) {
+            /* a wake is in flight: never sleep on it, take it and look again */
+            atomic_fetch_and_explicit(g, ~GATE_WAKING, memory_order_relaxed);
+            continue;
+        }
+        long ns = gate_recheck_ns();
+        struct timespec rel = { ns / 1000000000L, ns % 1000000000L };
+        nspa_futex(g, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, v, ns ? &rel : NULL, NULL, 0);
+        atomic_fetch_and_explicit(g, ~GATE_WAKING, memory_order_relaxed);
+        /* priorities may have changed while we slept (a boost of ours through an NT
+         * mutex, the owner's own change): ask again, ours too */
+        known = 0;
+        mine = thread_prio(tid);
+    }
+    if (registered)
+        gate_leave(g);
+pi_wait:
+    for (;;) {
+        long r = nspa_futex(w, FUTEX_LOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
+        if (r == 0)
+            break;
+        if (r == -EINTR || r == -EAGAIN)
+            continue;
+        /* the owner is gone (ESRCH/EINVAL: a dead thread's tid): like Windows, an
+         * orphaned section stays locked; sleep until the word changes */
+        int32_t cur = atomic_load_explicit(w, memory_order_relaxed);
+        if (cur != 0)
+            nspa_futex_wait(w, (uint32_t)cur, NULL);
+    }
+    NSPA_TSAN_ACQUIRE(w);
+}
+
 NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid, int spin_ok)
 {
     _Atomic int32_t *w = cs_word(cs);
@@ -67,28 +221,10 @@ NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid, int spin_ok)
      * slice the owner needs (docs/locks.md) */
     if (spin > CS_SPIN_CAP)
         spin = CS_SPIN_CAP;
-    if (cs->mode & CS_MODE_PI) {
-        for (unsigned i = 0; i < spin; i++) {
-            int32_t exp = atomic_load_explicit(w, memory_order_relaxed);
-            if (exp == 0 && atomic_compare_exchange_weak_explicit(w, &exp, (int32_t)tid,
-                                                                  memory_order_acquire,
-                                                                  memory_order_relaxed))
-                goto owned;
-            nspa_cpu_relax();
-        }
-        for (;;) {
-            long r = nspa_futex(w, FUTEX_LOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
-            if (r == 0)
-                break;
-            if (r == -EINTR || r == -EAGAIN)
-                continue;
-            /* the owner is gone (ESRCH/EINVAL: a dead thread's tid): like Windows, an
-             * orphaned section stays locked; sleep until the word changes */
-            int32_t cur = atomic_load_explicit(w, memory_order_relaxed);
-            if (cur != 0)
-                nspa_futex_wait(w, (uint32_t)cur, NULL);
-        }
-        NSPA_TSAN_ACQUIRE(w);
+    if (cs_is_pi(cs)) {
+        cs_enter_slow_pi(cs, tid, spin);
+        cs_set_owned_pi(cs, tid);
+        return;
     } else {
         for (unsigned i = 0; i < spin; i++) {
             int32_t exp = atomic_load_explicit(w, memory_order_relaxed);
@@ -148,12 +284,14 @@ NSPA_EXPORT int nspa_cs_init(nspa_cs_t *cs, uint32_t spin, uint32_t flags)
 NSPA_EXPORT void nspa_cs_enter(nspa_cs_t *cs) { cs_enter_inline(cs); }
 NSPA_EXPORT int nspa_cs_try_enter(nspa_cs_t *cs) { return cs_try_enter_inline(cs); }
 NSPA_EXPORT void nspa_cs_leave(nspa_cs_t *cs) { cs_leave_inline(cs); }
+/* The inline Leave of <nspa/win32/synchapi_locks.h> found sleepers: wake one. */
+NSPA_EXPORT void nspa_cs_wake_plain(nspa_cs_t *cs) { nspa_futex_wake(cs_word(cs), 1); }
 NSPA_EXPORT uint32_t nspa_cs_owner(const nspa_cs_t *cs) { return cs_owner_relaxed(cs); }
 
 NSPA_EXPORT void nspa_cs_delete(nspa_cs_t *cs)
 {
-    if (cs->mode & CS_MODE_PI)
-        reg_del((unsigned)((cs->mode >> 32) & 0xffff));
+    if (cs_is_pi(cs))
+        reg_del(cs_reg_id(cs));
     cs->mode = 0;
     cs->lock_count = CS_FREE_PLAIN;
     cs->recursion = 0;

@@ -43,13 +43,19 @@ static inline long nspa_futex_wake(void *uaddr, int n)
     return nspa_futex(uaddr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)n, NULL, NULL, 0);
 }
 
-/* The caller's Linux thread id, cached per thread (reset in a fork child). */
-extern __thread uint32_t nspa_locks_tid __attribute__((tls_model("initial-exec"))) NSPA_HIDDEN;
+/* The caller's Linux thread id, cached per thread (reset in a fork child); 0 until the
+ * thread's first lock call. Exported: the inline CRITICAL_SECTION fast path of
+ * <nspa/win32/synchapi_locks.h> reads it. */
+extern __thread uint32_t nspa_tls_tid __attribute__((tls_model("initial-exec"))) NSPA_EXPORT;
 NSPA_HIDDEN uint32_t nspa_locks_tid_load(void);
+/* How many PI critical sections the calling thread owns (recursion counted once). A
+ * thread that owns one waits for another through the kernel's PI queue whatever its
+ * priority, so that a boost reaches the end of a chain (cs.c, cs_enter_slow_pi). */
+extern __thread int nspa_cs_pi_held __attribute__((tls_model("initial-exec"))) NSPA_HIDDEN;
 
 static inline uint32_t nspa_self_tid(void)
 {
-    uint32_t t = nspa_locks_tid;
+    uint32_t t = nspa_tls_tid;
     if (unlikely(!t))
         t = nspa_locks_tid_load();
     return t;

@@ -3,15 +3,16 @@
 #include <pthread.h>
 #include "locks/futex.h"
 
-__thread uint32_t nspa_locks_tid __attribute__((tls_model("initial-exec")));
+NSPA_EXPORT __thread uint32_t nspa_tls_tid __attribute__((tls_model("initial-exec")));
+__thread int nspa_cs_pi_held __attribute__((tls_model("initial-exec")));
 
 NSPA_HIDDEN uint32_t nspa_locks_tid_load(void)
 {
-    nspa_locks_tid = (uint32_t)syscall(SYS_gettid);
-    return nspa_locks_tid;
+    nspa_tls_tid = (uint32_t)syscall(SYS_gettid);
+    return nspa_tls_tid;
 }
 
-static void child_after_fork(void) { nspa_locks_tid = 0; }
+static void child_after_fork(void) { nspa_tls_tid = 0; }
 
 __attribute__((constructor)) static void tid_init(void)
 {
