@@ -35,6 +35,38 @@ static uint32_t cv_register(nspa_cond_t *c, unsigned id)
     return (uint32_t)v;
 }
 
+/* A waiter that is not real-time polls the sequence for up to CV_SPIN_NS before it
+ * sleeps. A partner that answers within microseconds (a hand-off through a condition
+ * variable) then costs no sleep and no wake-up latency: on these VMs a hand-off that
+ * sleeps is bound by the idle CPU's wake-up, 20-50K round trips/s, against 1.5M when both
+ * sides poll. Measured: 1 us of polling gave 60-300K, 3 us 0.6-1M, 5 us and more 1.5M;
+ * 10 us leaves a margin for a noisy host and costs a long wait less CPU than a
+ * sleep/wake cycle does. Real-time threads never poll (their CPU may be the one the
+ * partner needs; the same rule as the SRW spin). Returns 1 if woken meanwhile. */
+#define CV_SPIN_NS 10000
+static uint64_t cv_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cv_spin(nspa_cond_t *c, uint32_t seq)
+{
+    if (nspa_rt_self_is_rt())
+        return 0;
+    uint64_t end = cv_now_ns() + CV_SPIN_NS;
+    for (;;) {
+        for (int i = 0; i < 32; i++) {
+            if ((uint32_t)atomic_load_explicit(cv_word(c), memory_order_acquire) != seq)
+                return 1;
+            nspa_cpu_relax();
+        }
+        if (cv_now_ns() > end)
+            return 0;
+    }
+}
+
 static inline void cv_unregister(nspa_cond_t *c)
 {
     atomic_fetch_sub_explicit(cv_word(c), CV_WAITER, memory_order_relaxed);
@@ -59,7 +91,10 @@ NSPA_EXPORT int nspa_cond_wait_cs(nspa_cond_t *c, nspa_cs_t *cs, const struct ti
     /* the section is entered once (Windows requires it); release it completely */
     cs->recursion = 1;
     cs_release_inline(cs);
-    if (id) {
+    if (cv_spin(c, seq)) {
+        r = 0;
+        cs_enter_common(cs, 1); /* the waker is running and leaves soon: spin for it */
+    } else if (id) {
         r = nspa_futex(c, FUTEX_WAIT_REQUEUE_PI | FUTEX_PRIVATE_FLAG, seq, abs,
                        &cs->lock_count, 0);
         if (r == 0) {
@@ -89,7 +124,7 @@ NSPA_EXPORT int nspa_cond_wait_srw(nspa_cond_t *c, nspa_srw_t *l, int shared,
         srw_unlock_shared_inline(l);
     else
         srw_unlock_exclusive_inline(l);
-    r = nspa_futex_wait(c, seq, abs);
+    r = cv_spin(c, seq) ? 0 : nspa_futex_wait(c, seq, abs);
     if (shared)
         srw_lock_shared_inline(l);
     else
