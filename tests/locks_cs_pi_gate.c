@@ -23,17 +23,9 @@ static _Atomic pid_t tid_of[4];
 static int my_kernel_prio(void)
 {
     char buf[512];
-    FILE *f = fopen("/proc/thread-self/stat", "r");
-    if (!f)
-        return 1000;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return 1000;
+    char *p = lu_thread_stat(lu_gettid(), buf, sizeof buf);
     int field = 2, prio = 1000;
-    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
+    for (char *tok = p ? strtok(p, " ") : NULL; tok; tok = strtok(NULL, " ")) {
         if (++field == 18) {
             prio = atoi(tok);
             break;

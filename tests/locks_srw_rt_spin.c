@@ -32,16 +32,9 @@ static void *contender(void *arg)
 
 static char thread_state(pid_t tid)
 {
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return '?';
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' ? p[2] : '?';
+    char buf[512];
+    char *p = lu_thread_stat(tid, buf, sizeof buf);
+    return p ? p[1] : '?';
 }
 
 int main(void)

@@ -33,19 +33,28 @@ static inline void lu_sleep_ms(unsigned ms)
 
 static inline pid_t lu_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 
-/* 1 when thread tid of this process is blocked in the kernel (state S). */
-static inline int lu_thread_sleeping(pid_t tid)
+/* Reads /proc/self/task/<tid>/stat into buf; returns the text after the command name
+ * (" S ..." : field 3 onwards), or NULL. */
+static inline char *lu_thread_stat(pid_t tid, char *buf, size_t size)
 {
-    char path[64], buf[256];
+    char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
     FILE *f = fopen(path, "r");
     if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+        return NULL;
+    size_t n = fread(buf, 1, size - 1, f);
     fclose(f);
     buf[n] = 0;
     char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' && p[2] == 'S';
+    return p && p[1] == ' ' ? p + 1 : NULL;
+}
+
+/* 1 when thread tid of this process is blocked in the kernel (state S). */
+static inline int lu_thread_sleeping(pid_t tid)
+{
+    char buf[512];
+    char *p = lu_thread_stat(tid, buf, sizeof buf);
+    return p && p[1] == 'S';
 }
 
 /* Waits (up to 20 s) until tid sleeps; returns 1 when it does. */

@@ -10,7 +10,7 @@
  *                 still single-threaded process (glibc then skips its lock prefixes)
  *   rapidmutex    4 threads x 500K Enter/++counter/Leave on one section, ops/s
  *                 (--rt: rapidmutex_rt, thread 0 SCHED_FIFO 80, others 73, as the seed's
- *                  REALTIME class, 4 x 100K; the pthread peer is a PTHREAD_PRIO_INHERIT
+ *                  REALTIME class, started by an event; the pthread peer is a PTHREAD_PRIO_INHERIT
  *                  mutex; NSPA must run with NSPA_RT_PRIO set, i.e. a PI section)
  *   srw_excl      2 threads x 1M exclusive acquire/++/release, ops/s (pthread_rwlock)
  *   srw_shared    2 threads x 2M shared acquire/read/release, ops/s (pthread_rwlock)
@@ -157,11 +157,18 @@ static double bench_uncontended(int st)
 
 #define RM_THREADS 4
 #define RM_ITERS 500000
-#define RM_ITERS_RT 50000 /* all-SCHED_FIFO PI hand-offs run 60K-400K ops/s here */
+#define RM_ITERS_RT RM_ITERS /* the 4 x 500K (PI convoys once made this 50K) */
 static int rm_iters = RM_ITERS;
+/* --rt: the SCHED_FIFO threads wait for the start on an event. Spinning on a flag, two of
+ * them starve the (SCHED_OTHER) main thread while it creates the others, so the kernel's
+ * RT throttling (950 ms of every second) ran out and paused every RT thread for up to
+ * 50 ms in the middle of the measurement: 4M ops/s instead of 14M, for every impl. */
+static HANDLE start_evt;
 THREAD_FN(rm_thread)
 {
     (void)arg;
+    if (rt)
+        WaitForSingleObject(start_evt, INFINITE);
     while (!go)
         ;
     for (int i = 0; i < rm_iters; i++) {
@@ -177,10 +184,14 @@ static double bench_rapidmutex(void)
     thr_t t[RM_THREADS];
     counter = 0;
     go = 0;
+    if (rt)
+        ResetEvent(start_evt);
     for (int i = 0; i < RM_THREADS; i++)
         t[i] = thr_start(rm_thread, NULL, rt ? (i == 0 ? 80 : 73) : 0);
     double s = now_s();
     go = 1;
+    if (rt)
+        SetEvent(start_evt);
     for (int i = 0; i < RM_THREADS; i++)
         thr_join(t[i]);
     s = now_s() - s;
@@ -348,6 +359,7 @@ int main(int argc, char **argv)
     }
 #endif
     InitializeCriticalSection(&cs);
+    start_evt = CreateEventA(NULL, TRUE, FALSE, NULL);
     if (getenv("LOCKS_BENCH_SPIN"))
         SetCriticalSectionSpinCount(&cs, atoi(getenv("LOCKS_BENCH_SPIN")));
     if (rt) {

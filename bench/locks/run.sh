@@ -58,7 +58,7 @@ done
 [ -n "$wine" ] && WINEPREFIX=$prefix /usr/lib/wine/wineserver -k 2>/dev/null
 
 notes+=("uncontended: thread CPU time per Enter+Leave pair with a second thread alive (as in any program that needs a lock); uncontended_1thread: the same in a single-threaded process, where glibc drops the lock prefix of its mutex atomics.")
-notes+=("rapidmutex_rt: NSPA in RT mode (NSPA_RT_PRIO=80: the section is a PI futex), threads SCHED_FIFO 80/73/73/73, 4 x 50K, median of 3 trials per sample (the all-FIFO PI hand-off is bimodal: a convoy, or by luck none); pthread_pi is a PTHREAD_PRIO_INHERIT mutex under the same threads. Stock Wine has no RT mode: its 'rt' run asks for TIME_CRITICAL but stays SCHED_OTHER without PI, so that ratio compares unlike things.")
+notes+=("rapidmutex_rt: NSPA in RT mode (NSPA_RT_PRIO=80: the section is a PI futex), threads SCHED_FIFO 80/73/73/73, 4 x 500K, started by a manual-reset event (not a spin on a flag: spinning SCHED_FIFO threads starved the creator and ran into the kernel's RT throttling, a pause of up to 50 ms inside the measurement), median of 3 trials per sample; pthread_pi is a PTHREAD_PRIO_INHERIT mutex under the same threads. Stock Wine has no RT mode: its 'rt' run asks for TIME_CRITICAL but stays SCHED_OTHER without PI, so that ratio compares unlike things (NSPA pays for PI and FIFO there).")
 
 ratios=()
 for b in uncontended uncontended_1thread rapidmutex srw_excl srw_shared cv_handoff; do

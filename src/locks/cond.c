@@ -9,6 +9,7 @@
  * priority order (the highest one takes the lock if it is free), so nobody stampedes
  * and a waiter blocked there boosts the section's owner. */
 #include "nspa/win32/windows.h"
+#include "nspa/sync.h"
 #include "locks/cs_impl.h"
 #include "locks/srw_impl.h"
 #include "locks/locks_internal.h"
@@ -44,25 +45,18 @@ static uint32_t cv_register(nspa_cond_t *c, unsigned id)
  * sleep/wake cycle does. Real-time threads never poll (their CPU may be the one the
  * partner needs; the same rule as the SRW spin). Returns 1 if woken meanwhile. */
 #define CV_SPIN_NS 10000
-static uint64_t cv_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int cv_spin(nspa_cond_t *c, uint32_t seq)
 {
     if (nspa_rt_self_is_rt())
         return 0;
-    uint64_t end = cv_now_ns() + CV_SPIN_NS;
+    uint64_t end = nspa_time_ns() + CV_SPIN_NS;
     for (;;) {
         for (int i = 0; i < 32; i++) {
             if ((uint32_t)atomic_load_explicit(cv_word(c), memory_order_acquire) != seq)
                 return 1;
             nspa_cpu_relax();
         }
-        if (cv_now_ns() > end)
+        if (nspa_time_ns() > end)
             return 0;
     }
 }

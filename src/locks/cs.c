@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <sys/sysinfo.h>
 #include "nspa/win32/windows.h"
+#include "nspa/sync.h"
 #include "locks/cs_impl.h"
 #include "locks/locks_internal.h"
 
@@ -149,16 +150,9 @@ static int rt_spin_ok(void)
     return v;
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int cs_rt_spin(_Atomic int32_t *w, uint32_t tid)
 {
-    uint64_t end = mono_ns() + CS_RT_SPIN_NS;
+    uint64_t end = nspa_time_ns() + CS_RT_SPIN_NS;
     for (;;) {
         for (int i = 0; i < 32; i++) {
             int32_t exp = atomic_load_explicit(w, memory_order_relaxed);
@@ -168,7 +162,7 @@ static int cs_rt_spin(_Atomic int32_t *w, uint32_t tid)
                 return 1;
             nspa_cpu_relax();
         }
-        if (mono_ns() > end)
+        if (nspa_time_ns() > end)
             return 0;
     }
 }
@@ -192,8 +186,7 @@ static void cs_enter_slow_pi(nspa_cs_t *cs, uint32_t tid, unsigned spin, int spi
     }
     nspa_rt_self_is_rt();
     int mine = nspa_rt_thread_state;
-    if (mine > 0 && spin_ok && rt_spin_ok() && cs_rt_spin(w, tid))
-        return;
+    int rt_spin = mine > 0 && spin_ok && rt_spin_ok();
     if (nspa_cs_pi_held > 0)
         goto pi_wait; /* a link of a chain: a boost must be able to pass through us */
     uint32_t known = 0;
@@ -216,8 +209,17 @@ static void cs_enter_slow_pi(nspa_cs_t *cs, uint32_t tid, unsigned spin, int spi
                 known = owner;
                 known_prio = thread_prio(owner);
             }
-            if (known_prio < mine)
-                break; /* a boost is due: the kernel's PI queue */
+            if (known_prio < mine) {
+                /* a boost is due, unless a short poll gets the lock first (below the
+                 * waiter's priority the owner cannot hold it long without being
+                 * preempted, so the poll only pays on another CPU) */
+                if (rt_spin && cs_rt_spin(w, tid)) {
+                    if (registered)
+                        gate_leave(g);
+                    return;
+                }
+                break; /* the kernel's PI queue */
+            }
         }
         if (!registered) {
             atomic_fetch_add_explicit(g, GATE_ONE, memory_order_seq_cst);
