@@ -45,19 +45,35 @@ static uint32_t cv_register(nspa_cond_t *c, unsigned id)
  * sleep/wake cycle does. Real-time threads never poll (their CPU may be the one the
  * partner needs; the same rule as the SRW spin). Returns 1 if woken meanwhile. */
 #define CV_SPIN_NS 10000
+/* Polls that came to nothing in a row, per thread. A poll pays only while the partner is
+ * on a CPU; on a loaded machine (the partner preempted) every poll fails and costs its
+ * 10 us, so after 4 failures a thread polls only on every 16th wait, as a probe, until a
+ * poll succeeds again. Measured under load: 40K round trips/s polling every time, against
+ * 133K for glibc's sleeping wait. */
+static __thread unsigned cv_misses __attribute__((tls_model("initial-exec")));
+
 static int cv_spin(nspa_cond_t *c, uint32_t seq)
 {
     if (nspa_rt_self_is_rt())
         return 0;
+    unsigned m = cv_misses;
+    if (m >= 4 && (m & 15)) {
+        cv_misses = m + 1;
+        return 0;
+    }
     uint64_t end = nspa_time_ns() + CV_SPIN_NS;
     for (;;) {
         for (int i = 0; i < 32; i++) {
-            if ((uint32_t)atomic_load_explicit(cv_word(c), memory_order_acquire) != seq)
+            if ((uint32_t)atomic_load_explicit(cv_word(c), memory_order_acquire) != seq) {
+                cv_misses = 0;
                 return 1;
+            }
             nspa_cpu_relax();
         }
-        if (nspa_time_ns() > end)
+        if (nspa_time_ns() > end) {
+            cv_misses = m + 1;
             return 0;
+        }
     }
 }
 

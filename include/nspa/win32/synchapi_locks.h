@@ -72,8 +72,10 @@ extern __inline__ __attribute__((gnu_inline, always_inline)) void WINAPI
 EnterCriticalSection(LPCRITICAL_SECTION cs)
 {
     unsigned int tid = nspa_tls_tid;
-    LONG free_ = -1; /* a free plain section; a PI section never holds -1 */
+    LONG free_ = -1; /* a free plain section */
+    /* a PI section goes to the library without a (failing, but still locked) CAS */
     if (__builtin_expect(tid != 0, 1) &&
+        __builtin_expect(!((ULONG_PTR)__atomic_load_n(&cs->LockSemaphore, __ATOMIC_RELAXED) & 1), 1) &&
         __builtin_expect(__atomic_compare_exchange_n(&cs->LockCount, &free_, -2, 0,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED), 1)) {
         __atomic_store_n(&cs->OwningThread, (HANDLE)(ULONG_PTR)tid, __ATOMIC_RELAXED);
