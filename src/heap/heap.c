@@ -210,6 +210,7 @@ static void commit_add(heap_t *h, ptrdiff_t d)
 /* ---------------------------------------------------------------------------------- */
 
 static void enter_slow(tld_t *t, heap_t *h);
+static void theap_rb_flush_all(theap_t *th);
 
 static inline void enter(tld_t *t, heap_t *h)
 {
@@ -293,6 +294,12 @@ static void heap_lock_impl(tld_t *t, heap_t *h)
             sched_yield();
     }
     pthread_mutex_unlock(&g_lock);
+    /* the world is stopped: push every thread's batched remote frees, so that whatever
+     * the holder looks at (HeapWalk, HeapValidate, statistics) sees invariant 4 exact */
+    pthread_mutex_lock(&h->big);
+    for (theap_t *th = h->theaps; th; th = th->hnext)
+        theap_rb_flush_all(th);
+    pthread_mutex_unlock(&h->big);
 }
 
 static int heap_unlock_impl(tld_t *t, heap_t *h)
@@ -372,17 +379,14 @@ static inline uint32_t block_index(const page_t *pg, const void *b)
     return (uint32_t)(((uint64_t)((const uint8_t *)b - pg->start) * pg->inv) >> 40);
 }
 
-/* Owner, on handing out block i: set its allocated bit. A block that came back through
- * another thread keeps both bits set while it waits in the free list (it is collected
- * without walking the list); clear its remote bit now. */
+/* Owner, on handing out block i: flip its allocated bit. A block is live exactly when
+ * its two bits differ (invariant 1), and every block in a free list has them equal, so
+ * flipping A makes it live whether it was freed here (0,0) or by another thread (1,1).
+ * A plain store: only the owner writes A; other threads only ever touch R. */
 static inline void abm_take(page_t *pg, uint32_t i)
 {
     _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
-    uint64_t v = LD(*w), bit = 1ull << (i & 63);
-    if (likely(!(v & bit)))
-        ST(*w, v | bit);
-    else
-        atomic_fetch_and_explicit(&w[1], ~bit, memory_order_relaxed);
+    ST(*w, LD(*w) ^ (1ull << (i & 63)));
 }
 
 /* Owner: take the blocks other threads freed into this page, in one splice. The count
@@ -404,6 +408,54 @@ static void page_collect(page_t *pg)
         *(void **)t = pg->free;
     }
     pg->free = l;
+}
+
+/* Push the chain first..last (n blocks, already linked) on pg's thread_free: one CAS,
+ * then the count (after the push: see page_collect). */
+static void remote_push(page_t *pg, void *first, void *last, uint32_t n)
+{
+    void *head = LD(pg->thread_free);
+    do {
+        *(void **)last = head;
+    } while (!atomic_compare_exchange_weak_explicit(&pg->thread_free, &head, first,
+                 memory_order_release, memory_order_relaxed));
+    atomic_fetch_add_explicit(&pg->remote_cnt, n, memory_order_release);
+}
+
+/* Link a batch slot's blocks (the stores miss in the owner's cache, but with no locked
+ * instruction between them they overlap) and push them in one go. */
+static void rb_flush(theap_t *th, rbatch_t *sl)
+{
+    uint32_t n = sl->n;
+    if (!n)
+        return;
+    void **b = sl->blk;
+    for (uint32_t k = 0; k + 1 < n; k++)
+        *(void **)b[k] = b[k + 1];
+    remote_push(sl->pg, b[0], b[n - 1], n);
+    th->rb_blocks -= n;
+    sl->n = 0;
+}
+
+/* Every pending remote free of th (its thread, or a world-stopped locker). */
+static void theap_rb_flush_all(theap_t *th)
+{
+    for (unsigned k = 0; th->rb_blocks && k < RB_SLOTS; k++)
+        rb_flush(th, &th->rb[k]);
+}
+
+static inline void rb_add(theap_t *th, page_t *pg, void *p)
+{
+    uintptr_t x = (uintptr_t)pg;
+    rbatch_t *sl = &th->rb[((x >> 7) ^ (x >> SEG_SHIFT)) & (RB_SLOTS - 1)];
+    if (sl->pg != pg) {
+        rb_flush(th, sl);
+        sl->pg = pg;
+    }
+    sl->blk[sl->n++] = p;
+    th->rb_blocks++;
+    if (sl->n == RB_MAX)
+        rb_flush(th, sl);
 }
 
 static void page_extend(page_t *pg)
@@ -717,6 +769,7 @@ static void theap_abandon(theap_t *th)
         leave(t);
         return;
     }
+    theap_rb_flush_all(th);
     for (seg_t *s = th->segs, *nx; s; s = nx) {
         nx = s->own_next;
         for (unsigned si = 1; si < NSLICES; si++) {
@@ -1026,8 +1079,7 @@ static inline int locate(const void *p, seg_t **sp, page_t **pgp, uint32_t *ip)
 static inline int block_live(const page_t *pg, uint32_t i)
 {
     _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
-    uint64_t bit = 1ull << (i & 63);
-    return (LD(w[0]) & bit) && !(LD(w[1]) & bit);
+    return (int)(((LD(w[0]) ^ LD(w[1])) >> (i & 63)) & 1);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -1231,32 +1283,34 @@ static __attribute__((noinline)) void free_local_slow(theap_t *th, page_t *pg)
     }
 }
 
-/* 0: not a live block (double free) */
-static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
+/* 0: not a live block (double free). fth: the calling thread's theap of this heap, if
+ * it has one that may batch (NULL: push a remote free at once). */
+static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *p, uint32_t i)
 {
     _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
     uint64_t a = LD(w[0]);
-    if (unlikely(!(a & bit)))
-        return 0;
     if (LD(s->owner_tid) == tld_token(t)) {
-        if (unlikely(LD(w[1]) & bit))
+        if (unlikely(!((a ^ LD(w[1])) & bit)))
             return 0;
-        ST(w[0], a & ~bit);
+        ST(w[0], a ^ bit);
         *(void **)p = pg->free;
         pg->free = p;
         if (unlikely(--pg->used == pg->trigger))
             free_local_slow(s->owner, pg);
-    } else {
-        if (unlikely(atomic_fetch_or_explicit(&w[1], bit, memory_order_relaxed) & bit))
-            return 0;
-        void *head = LD(pg->thread_free);
-        do {
-            *(void **)p = head;
-        } while (!atomic_compare_exchange_weak_explicit(&pg->thread_free, &head, p,
-                     memory_order_release, memory_order_relaxed));
-        atomic_fetch_add_explicit(&pg->remote_cnt, 1, memory_order_release);
+        return 1;
     }
+    /* remote: flip R; if the bits were equal before, the block was not live: flip it
+     * back (only an operation racing with this invalid free could see the moment) */
+    uint64_t r = atomic_fetch_xor_explicit(&w[1], bit, memory_order_relaxed);
+    if (unlikely(!((a ^ r) & bit))) {
+        atomic_fetch_xor_explicit(&w[1], bit, memory_order_relaxed);
+        return 0;
+    }
+    if (fth && pg->bsize <= RB_BSIZE_MAX)
+        rb_add(fth, pg, p);
+    else
+        remote_push(pg, p, p, 1);
     return 1;
 }
 
@@ -1301,9 +1355,9 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     _Atomic uint64_t *w = &pg->bm[2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
     uint64_t al = LD(w[0]);
-    if (unlikely(!(al & bit)) || unlikely(LD(w[1]) & bit))
+    if (unlikely(!((al ^ LD(w[1])) & bit)))   /* not live: bad or double free */
         goto slow;
-    ST(w[0], al & ~bit);
+    ST(w[0], al ^ bit);
     *(void **)p = pg->free;
     pg->free = p;
     if (unlikely(--pg->used == pg->trigger))
@@ -1317,10 +1371,6 @@ slow:
 
 static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
 {
-    /* a remote free writes the block's link right before a locked CAS, which waits for
-     * that store: start fetching the line (owned by the allocating core) now */
-    if (likely(segmap_has((uintptr_t)p)))
-        __builtin_prefetch(p, 1, 0);
     seg_t *s;
     page_t *pg;
     uint32_t i;
@@ -1342,8 +1392,11 @@ static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
     if (unlikely(!t->inited))
         t = tld_get();
     uint32_t bsize = pg->bsize;
+    /* batch only with a theap that lives in the fast lookup (not fixed heaps' theaps
+     * nor the shared one of exiting threads) */
+    theap_t *fth = t->inited ? theap_lookup_fast(t, h) : NULL;
     op_begin(t, h);
-    if (unlikely(!free_core(t, s, pg, p, i))) {
+    if (unlikely(!free_core(t, fth, s, pg, p, i))) {
         op_end(t, h);
         bad_free(h, p);
         return 0;
@@ -1616,11 +1669,11 @@ static int page_free_map(page_t *pg, uint64_t *fm, uint32_t *nlocal, uint32_t *n
             if (fm[i >> 6] & (1ull << (i & 63)))
                 return 0;            /* the same block twice: a double free got in */
             fm[i >> 6] |= 1ull << (i & 63);
-            /* pending blocks, and collected ones not yet reused, have both bits set;
-             * locally freed ones neither */
+            /* every block in a free list has equal bits (invariant 1); a pending one
+             * was freed by another thread, so it has R set (its A is set: it was live) */
             uint64_t a = LD(PG_BM(pg)[2 * (i >> 6)]) & (1ull << (i & 63));
             uint64_t r = LD(PG_BM(pg)[2 * (i >> 6) + 1]) & (1ull << (i & 63));
-            if (pass ? !(a && r) : (!a != !r))
+            if (!a != !r)
                 return 0;
             n++;
         }
@@ -1636,16 +1689,17 @@ static int page_check(page_t *pg)
     if (!page_free_map(pg, fm, &nlocal, &npend))
         return 0;
     /* used counts blocks handed out and not yet collected back (pending ones included) */
-    uint32_t nalloc = 0, nrem = 0;
+    uint32_t nlive = 0;
     for (uint32_t w = 0; w < (pg->reserved + 63) / 64; w++) {   /* inline maps are short */
         uint64_t a = LD(PG_BM(pg)[2 * w]), r = LD(PG_BM(pg)[2 * w + 1]);
-        if (r & ~a)
-            return 0;
-        nalloc += (uint32_t)__builtin_popcountll(a);
-        nrem += (uint32_t)__builtin_popcountll(r);
+        uint64_t beyond = w * 64 + 64 <= pg->capacity ? 0
+            : ~0ull << (pg->capacity > w * 64 ? pg->capacity - w * 64 : 0);
+        if ((a | r) & beyond)
+            return 0;                /* bits of blocks never carved */
+        nlive += (uint32_t)__builtin_popcountll(a ^ r);
     }
     uint32_t live = pg->capacity - nlocal - npend;
-    return live == nalloc - nrem && pg->used == live + LD(pg->remote_cnt);
+    return live == nlive && pg->used == live + LD(pg->remote_cnt);
 }
 
 static int heap_check_all(heap_t *h)

@@ -89,6 +89,19 @@ _Static_assert(sizeof(seg_t) <= SLICE_SIZE, "segment metadata must fit in slice 
 _Static_assert(offsetof(seg_t, owner) == 64, "free-path fields share one cache line");
 _Static_assert(sizeof(page_t) == 128, "page descriptor is two cache lines");
 
+/* Remote frees batched per owner page (docs/heap.md, "Cross-thread free"): the freeing
+ * thread flips each block's R bit at once (so a double free is caught on the spot) but
+ * links the blocks and pushes them on the page's thread_free only when the slot fills
+ * up, is needed for another page, or the heap's world is stopped. */
+#define RB_SLOTS     16
+#define RB_MAX       16                       /* blocks per slot */
+#define RB_BSIZE_MAX 1024                     /* larger blocks are pushed one by one */
+typedef struct rbatch {
+    page_t        *pg;             /* owner page of the blocks (meaningful while n > 0) */
+    uint32_t       n;
+    void          *blk[RB_MAX];
+} rbatch_t;
+
 typedef struct theap {
     page_t        *pages[NCLASS];  /* available pages; the head is the allocation page */
     page_t        *full[NCLASS];
@@ -101,6 +114,8 @@ typedef struct theap {
     int            dead;           /* heap destroyed under us: free at thread exit */
     struct theap  *hnext, *hprev;  /* heap->theaps */
     struct theap  *tnext;          /* tld->theaps */
+    uint32_t       rb_blocks;      /* blocks waiting in rb[] (all slots) */
+    rbatch_t       rb[RB_SLOTS];   /* this thread's pending frees into others' pages */
 } theap_t;
 
 typedef struct heap {
