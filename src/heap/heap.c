@@ -444,10 +444,11 @@ static void theap_rb_flush_all(theap_t *th)
         rb_flush(th, &th->rb[k]);
 }
 
+/* One slot per size class: the blocks a thread frees into another's pages in a burst
+ * mostly come from that thread's current page of each class. */
 static inline void rb_add(theap_t *th, page_t *pg, void *p)
 {
-    uintptr_t x = (uintptr_t)pg;
-    rbatch_t *sl = &th->rb[((x >> 7) ^ (x >> SEG_SHIFT)) & (RB_SLOTS - 1)];
+    rbatch_t *sl = &th->rb[pg->cls];
     if (sl->pg != pg) {
         rb_flush(th, sl);
         sl->pg = pg;
@@ -1307,7 +1308,7 @@ static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *
         atomic_fetch_xor_explicit(&w[1], bit, memory_order_relaxed);
         return 0;
     }
-    if (fth && pg->bsize <= RB_BSIZE_MAX)
+    if (fth && pg->cls < RB_SLOTS)
         rb_add(fth, pg, p);
     else
         remote_push(pg, p, p, 1);

@@ -93,9 +93,9 @@ _Static_assert(sizeof(page_t) == 128, "page descriptor is two cache lines");
  * thread flips each block's R bit at once (so a double free is caught on the spot) but
  * links the blocks and pushes them on the page's thread_free only when the slot fills
  * up, is needed for another page, or the heap's world is stopped. */
-#define RB_SLOTS     16
-#define RB_MAX       16                       /* blocks per slot */
-#define RB_BSIZE_MAX 1024                     /* larger blocks are pushed one by one */
+#define RB_SLOTS     32                       /* one per class up to 1 KiB; larger blocks
+                                                 are pushed one by one */
+#define RB_MAX       32                       /* blocks per slot */
 typedef struct rbatch {
     page_t        *pg;             /* owner page of the blocks (meaningful while n > 0) */
     uint32_t       n;
