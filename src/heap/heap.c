@@ -1153,6 +1153,8 @@ static inline theap_t *theap_lookup_fast(tld_t *t, heap_t *h)
 {
     if (likely(h == &proc_heap))
         return t->proc;
+    if (unlikely(!h))
+        return NULL;       /* the generic path rejects it */
     uint64_t serial = LD(h->serial);
     for (unsigned i = 0; i < TMAP; i++)
         if (t->map[i].heap == h && t->map[i].serial == serial)
@@ -1388,6 +1390,9 @@ slow:
 
 static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
 {
+    /* the fast path only took p when its segment belongs to h: a bad handle lands here */
+    if (unlikely(!h) || unlikely(h->magic != HEAP_MAGIC))
+        return fail_invalid_handle();
     seg_t *s;
     page_t *pg;
     uint32_t i;
@@ -1542,9 +1547,7 @@ NSPA_EXPORT int nspa_heap_free(nspa_heap_t *h, unsigned int flags, void *p)
 {
     if (!p)
         return 1;
-    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC))
-        return fail_invalid_handle();
-    return heap_free_fast(H(h), p);
+    return heap_free_fast(H(h), p);   /* checks the handle off its fast path */
 }
 
 static size_t block_size_of(heap_t *h, const void *p, int *kind, uint32_t *bsize)
@@ -2075,9 +2078,7 @@ NSPA_EXPORT BOOL WINAPI HeapFree(HANDLE h, DWORD f, LPVOID p)
 {
     if (!p)
         return TRUE;
-    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC))
-        return fail_invalid_handle();
-    return heap_free_fast(h, p);
+    return heap_free_fast(h, p);   /* checks the handle off its fast path */
 }
 NSPA_EXPORT LPVOID WINAPI HeapReAlloc(HANDLE h, DWORD f, LPVOID p, SIZE_T n)
 { return nspa_heap_realloc(h, f, p, n); }
