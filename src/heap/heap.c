@@ -341,6 +341,14 @@ static inline void plist_push(page_t **head, page_t *p)
     *head = p;
 }
 
+/* Owner: take pg off its class's full list, keeping the scan position valid. */
+static inline void full_unlink(struct theap *th, page_t *pg)
+{
+    if (th->full_scan[pg->cls] == pg)
+        th->full_scan[pg->cls] = pg->next;
+    plist_remove(&th->full[pg->cls], pg);
+}
+
 static inline void slist_remove_own(seg_t **head, seg_t *s)
 {
     if (s->own_prev) s->own_prev->own_next = s->own_next; else *head = s->own_next;
@@ -517,7 +525,7 @@ static void page_retire(theap_t *th, page_t *pg, int may_release)
     seg_t *s = (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK);
     unsigned si = (unsigned)(pg - s->pages), n = pg->nslices;
     if (pg->in_full)
-        plist_remove(&th->full[pg->cls], pg);
+        full_unlink(th, pg);
     else
         plist_remove(&th->pages[pg->cls], pg);
     uint32_t bits = (uint32_t)(((n >= 32) ? 0xFFFFFFFFull : ((1ull << n) - 1)) << si);
@@ -706,17 +714,30 @@ static page_t *alloc_page(theap_t *th, unsigned c)
         plist_push(&th->full[c], pg);
         pg = nx;
     }
-    for (pg = th->full[c]; pg; pg = pg->next) {
+    /* Full pages get blocks back from local frees (below the 1/8 that brings a page
+     * back by itself) and from other threads. Look at FULL_SCAN of them per page switch,
+     * going on from where the last look stopped: a long full list costs a bounded
+     * amount per switch, and every full page is looked at again after length/FULL_SCAN
+     * switches (a scan from the head looked at the same barren pages every time). */
+    page_t *start = th->full_scan[c] ? th->full_scan[c] : th->full[c];
+    pg = start;
+    for (unsigned k = 0; pg && k < FULL_SCAN; k++) {
+        page_t *nx = pg->next ? pg->next : th->full[c];
         if (pg->free || LD(pg->thread_free)) {
             page_collect(pg);
             if (pg->free) {
-                plist_remove(&th->full[c], pg);
+                full_unlink(th, pg);
+                th->full_scan[c] = nx != pg ? nx : NULL;
                 page_mark_full(pg, 0);
                 plist_push(&th->pages[c], pg);
                 return pg;
             }
         }
+        pg = nx;
+        if (pg == start)
+            break;
     }
+    th->full_scan[c] = pg;
     pg = page_new(th, c);
     if (pg)
         page_extend(pg);
@@ -1280,7 +1301,7 @@ static __attribute__((noinline)) void free_local_slow(theap_t *th, page_t *pg)
     /* a full page goes back to the available list only once an eighth of it is free
      * again (before that, alloc_page still finds it when nothing else has room) */
     if (pg->in_full) {
-        plist_remove(&th->full[pg->cls], pg);
+        full_unlink(th, pg);
         page_mark_full(pg, 0);
         theap_insert_page(th, pg);
     }

@@ -22,7 +22,8 @@
 #define BM_WORDS     (MAX_BLOCKS / 64)
 #define HUGE_HDR     256                      /* large block: header before the data */
 #define PURGE_SLICES 16                       /* decommit once 1 MiB lies idle */
-#define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
+#define FIXED_MAX_BLOCK 0x7FFF8u
+#define FULL_SCAN    8                        /* full pages looked at per page switch */              /* fixed heaps: largest block (Windows) */
 
 #define HEAP_MAGIC   0x4E53504148454150ull    /* "NSPAHEAP" */
 #define SEG_MAGIC    0x4E53504153454721ull
@@ -105,6 +106,7 @@ typedef struct rbatch {
 typedef struct theap {
     page_t        *pages[NCLASS];  /* available pages; the head is the allocation page */
     page_t        *full[NCLASS];
+    page_t        *full_scan[NCLASS]; /* where the next look at full[] starts (NULL: head) */
     struct heap   *heap;
     struct tld    *tld;
     seg_t         *segs;           /* owned segments */
