@@ -49,6 +49,8 @@
 /* ---------------------------------------------------------------------------------- */
 
 static uint32_t cls_size[NCLASS];
+static uint64_t cls_inv[NCLASS];   /* ceil(2^40 / size), as page_t.inv */
+static uint32_t cls_cap[NCLASS];   /* blocks in a page of the class, as page_t.reserved */
 static uint8_t  cls_small[65];     /* ceil(n / 16) -> class, for n <= 1024 */
 static uint8_t  cls_slices[NCLASS];
 static _Atomic unsigned char *segmap;          /* 2^26 bytes: addr >> 21 */
@@ -117,6 +119,8 @@ static void classes_init(void)
             if (sl > 16) sl = 16;
         }
         cls_slices[c] = (uint8_t)sl;
+        cls_inv[c] = (((uint64_t)1 << 40) + s - 1) / s;
+        cls_cap[c] = (uint32_t)((sl * SLICE_SIZE) / s);
     }
     cls_small[0] = 0;
     for (unsigned k = 1; k <= 64; k++)
@@ -456,7 +460,7 @@ static void theap_rb_flush_all(theap_t *th)
  * mostly come from that thread's current page of each class. */
 static inline void rb_add(theap_t *th, page_t *pg, void *p)
 {
-    rbatch_t *sl = &th->rb[pg->cls];
+    rbatch_t *sl = &th->rb[page_seg(pg)->slice_cls[pg - page_seg(pg)->pages]];
     if (sl->pg != pg) {
         rb_flush(th, sl);
         sl->pg = pg;
@@ -683,6 +687,7 @@ static page_t *page_new(theap_t *th, unsigned c)
     pg->inv = (((uint64_t)1 << 40) + pg->bsize - 1) / pg->bsize;
     pg->start = (uint8_t *)s + (size_t)si * SLICE_SIZE;
     pg->cls = (uint16_t)c;
+    s->slice_cls[si] = (uint8_t)c;
     pg->nslices = (uint8_t)n;
     page_mark_full(pg, 0);
     ST(pg->thread_free, NULL);
@@ -1324,13 +1329,14 @@ static inline unsigned flip_bit_relaxed(_Atomic uint64_t *w, unsigned b)
 }
 
 /* 0: not a live block (double free). fth: the calling thread's theap of this heap, if
- * it has one that may batch (NULL: push a remote free at once). */
-static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *p, uint32_t i)
+ * it has one that may batch (NULL: push a remote free at once). w: the block's bitmap
+ * word pair, c its class (from the segment: see heap_free_impl). */
+static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *p, uint32_t i,
+                            _Atomic uint64_t *w, unsigned c)
 {
-    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
-    uint64_t a = LD(w[0]);
     if (LD(s->owner_tid) == tld_token(t)) {
+        uint64_t a = LD(w[0]);
         if (unlikely(!((a ^ LD(w[1])) & bit)))
             return 0;
         ST(w[0], a ^ bit);
@@ -1340,14 +1346,16 @@ static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *
             free_local_slow(s->owner, pg);
         return 1;
     }
-    /* remote: flip R; if the bits were equal before, the block was not live: flip it
-     * back (only an operation racing with this invalid free could see the moment) */
+    /* remote: flip R first (the line comes over once, for writing), then read A; if
+     * the bits were equal before, the block was not live: flip R back (only an
+     * operation racing with this invalid free could see the moment) */
     uint64_t r = (uint64_t)flip_bit_relaxed(&w[1], i & 63) << (i & 63);
-    if (unlikely(!((a & bit) ^ r))) {
+    uint64_t a = LD(w[0]) & bit;
+    if (unlikely(!(a ^ r))) {
         atomic_fetch_xor_explicit(&w[1], bit, memory_order_relaxed);
         return 0;
     }
-    if (fth && pg->cls < RB_SLOTS)
+    if (fth && c < RB_SLOTS)
         rb_add(fth, pg, p);
     else
         remote_push(pg, p, p, 1);
@@ -1414,12 +1422,19 @@ static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
     /* the fast path only took p when its segment belongs to h: a bad handle lands here */
     if (unlikely(!h) || unlikely(h->magic != HEAP_MAGIC))
         return fail_invalid_handle();
-    seg_t *s;
-    page_t *pg;
-    uint32_t i;
-    int k = locate(p, &s, &pg, &i);
-    if (unlikely(k != 1) || unlikely(s->heap != h)) {
-        if (k == 2 && s->heap == h && s->magic == SEG_MAGIC) {
+    /* Find the block from the segment's lines and the class tables only: mostly this
+     * is another thread's free, and the page descriptor's first line is written by the
+     * owner all the time. A bad pointer may compute a word inside the page's bitmap
+     * area that is not its own; the bit check then rejects it. */
+    uintptr_t a = (uintptr_t)p;
+    if (unlikely(a >> SEGMAP_BITS) || unlikely(!segmap))
+        goto bad;
+    unsigned char kind = LD(segmap[a >> SEG_SHIFT]);
+    if (unlikely(!kind))
+        goto bad;
+    seg_t *s = (seg_t *)(a & ~(uintptr_t)SEG_MASK);
+    if (unlikely(kind == SEG_HUGE)) {
+        if (a == (uintptr_t)s + s->huge_off && s->heap == h && s->magic == SEG_MAGIC) {
             tld_t *t = tld_get();
             if (h->maximum)
                 atomic_fetch_sub_explicit(&h->fixed_used, s->huge_size + HUGE_HDR, memory_order_relaxed);
@@ -1428,26 +1443,39 @@ static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
             op_end(t, h);
             return 1;
         }
-        bad_free(h, p);
-        return 0;
+        goto bad;
     }
+    if (unlikely(s->heap != h))
+        goto bad;
+    unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
+    if (unlikely(f == 0))
+        goto bad;
+    unsigned c = s->slice_cls[f];
+    uint32_t bsize = cls_size[c];
+    uint32_t off = (uint32_t)(a - (uintptr_t)s - ((uintptr_t)f << SLICE_SHIFT));
+    uint32_t i = (uint32_t)(((uint64_t)off * cls_inv[c]) >> 40);
+    if (unlikely(i * bsize != off) || unlikely(i >= cls_cap[c]))
+        goto bad;
+    page_t *pg = &s->pages[f];
+    _Atomic uint64_t *w = (bsize >= SLICE_SIZE / 128 ? pg->bm_inline : s->bm[f]) + 2 * (i >> 6);
     tld_t *t = &tls_tld;
     if (unlikely(!t->inited))
         t = tld_get();
-    uint32_t bsize = pg->bsize;
     /* batch only with a theap that lives in the fast lookup (not fixed heaps' theaps
      * nor the shared one of exiting threads) */
     theap_t *fth = t->inited ? theap_lookup_fast(t, h) : NULL;
     op_begin(t, h);
-    if (unlikely(!free_core(t, fth, s, pg, p, i))) {
+    if (unlikely(!free_core(t, fth, s, pg, p, i, w, c))) {
         op_end(t, h);
-        bad_free(h, p);
-        return 0;
+        goto bad;
     }
     op_end(t, h);
     if (unlikely(h->maximum))
         atomic_fetch_sub_explicit(&h->fixed_used, bsize, memory_order_relaxed);
     return 1;
+bad:
+    bad_free(h, p);
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------- */

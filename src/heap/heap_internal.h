@@ -66,8 +66,11 @@ typedef struct seg {
     uint32_t         kind;
     uint32_t         hugetlb;
     uint8_t          slice_first[NSLICES];  /* slice -> first slice of its page (0: free) */
-    /* the rest: owner and heap bookkeeping */
+    /* second line: the class of each page (by first slice: another thread's free finds
+     * the block and its bitmap word without reading the owner's page descriptor), the
+     * owner and the lists */
     struct theap    *owner;
+    uint8_t          slice_cls[NSLICES];
     struct seg      *all_next, *all_prev;   /* heap->segs (heap->big) */
     struct seg      *own_next, *own_prev;   /* owner's list, or heap->orphans */
     size_t           map_size;
