@@ -5,10 +5,12 @@
  *    cut into 32 slices of 64 KiB; slice 0 holds the segment's metadata; a page is 1-16
  *    slices serving one size class;
  *  - every (thread, heap) pair has a theap that owns segments; only the owner allocates
- *    from or frees into its pages without atomics; other threads push freed blocks onto
- *    the page's thread_free list (lock-free) and the owner collects them;
- *  - every block has an allocated bit (owner-written) and a remote-freed bit (atomic):
- *    double frees and foreign pointers are rejected before they touch any list;
+ *    from or frees into its pages without atomics; other threads batch the blocks they
+ *    free per page and push each batch onto the page's thread_free list (lock-free) for
+ *    the owner to collect;
+ *  - every block has an A bit (flipped by the owner) and an R bit (flipped atomically by
+ *    other threads) and is live exactly when they differ: double frees and foreign
+ *    pointers are rejected before they touch any list;
  *  - a global byte map (one byte per 2 MiB of address space) says whether an address is
  *    one of our segments, so any pointer can be checked without faulting;
  *  - HeapLock stops the heap's world: every operation publishes the heap it works on in

@@ -79,8 +79,9 @@ typedef struct seg {
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
     page_t           pages[NSLICES] __attribute__((aligned(64)));
-    /* per page (by first slice): word 2w = allocated bits (owner writes), word 2w+1 =
-     * remote-freed bits (atomic); side by side so that a local free reads one line */
+    /* per page (by first slice): word 2w = A bits (the owner flips them), word 2w+1 =
+     * R bits (other threads flip them, atomically); a block is live when its bits
+     * differ; side by side so that a local free reads one line */
     _Atomic uint64_t bm[NSLICES][2 * BM_WORDS] __attribute__((aligned(64)));
 } seg_t;
 
