@@ -677,6 +677,10 @@ static page_t *page_new(theap_t *th, unsigned c)
     }
     if (!s->hugetlb)
         commit_add(th->heap, (ptrdiff_t)((size_t)(n - (unsigned)__builtin_popcount(was_dirty)) * SLICE_SIZE));
+    /* the class before the slice map: another thread's free reads the map first (a
+     * stale pointer racing with this reuse then sees a class that matches the page) */
+    s->slice_cls[si] = (uint8_t)c;
+    atomic_thread_fence(memory_order_release);
     for (unsigned i = (unsigned)si; i < (unsigned)si + n; i++)
         s->slice_first[i] = (uint8_t)si;
     th->used_slices += n;
@@ -689,7 +693,6 @@ static page_t *page_new(theap_t *th, unsigned c)
     pg->inv = (((uint64_t)1 << 40) + pg->bsize - 1) / pg->bsize;
     pg->start = (uint8_t *)s + (size_t)si * SLICE_SIZE;
     pg->cls = (uint16_t)c;
-    s->slice_cls[si] = (uint8_t)c;
     pg->nslices = (uint8_t)n;
     page_mark_full(pg, 0);
     ST(pg->thread_free, NULL);
