@@ -462,7 +462,7 @@ static void theap_rb_flush_all(theap_t *th)
  * mostly come from that thread's current page of each class. */
 static inline void rb_add(theap_t *th, page_t *pg, void *p)
 {
-    rbatch_t *sl = &th->rb[page_seg(pg)->slice_cls[pg - page_seg(pg)->pages]];
+    rbatch_t *sl = &th->rb[page_seg(pg)->slice_cls[pg - seg_pages(page_seg(pg))]];
     if (sl->pg != pg) {
         rb_flush(th, sl);
         sl->pg = pg;
@@ -529,7 +529,7 @@ static void theap_purge(theap_t *th)
 static void page_retire(theap_t *th, page_t *pg, int may_release)
 {
     seg_t *s = (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK);
-    unsigned si = (unsigned)(pg - s->pages), n = pg->nslices;
+    unsigned si = (unsigned)(pg - seg_pages(s)), n = pg->nslices;
     if (pg->in_full)
         full_unlink(th, pg);
     else
@@ -578,9 +578,12 @@ static seg_t *seg_new(theap_t *th)
     seg_t *s = os_map_aligned(SEG_SIZE, (h->flags & HEAP_CREATE_ENABLE_EXECUTE) != 0, &huge);
     if (!s)
         return NULL;
+    static _Atomic unsigned colours;
     s->magic = SEG_MAGIC;
     s->kind = SEG_NORMAL;
-    s->hugetlb = (uint32_t)huge;
+    s->hugetlb = (uint16_t)huge;
+    s->meta_off = SEG_META_BASE + (atomic_fetch_add_explicit(&colours, 1, memory_order_relaxed)
+                                   % SEG_COLOURS) * SEG_COLOUR_STEP;
     s->heap = h;
     s->owner = th;
     ST(s->owner_tid, th->token);
@@ -635,7 +638,7 @@ static int adopt_orphan(theap_t *th)
     slist_push_own(&th->segs, s);
     th->dirty_slices += (uint32_t)__builtin_popcount(s->dirty_mask);
     for (unsigned si = 1; si < NSLICES; si++) {
-        page_t *pg = &s->pages[si];
+        page_t *pg = &seg_pages(s)[si];
         if (s->slice_first[si] != si || !pg->bsize)
             continue;
         pg->next = pg->prev = NULL;
@@ -684,7 +687,7 @@ static page_t *page_new(theap_t *th, unsigned c)
     for (unsigned i = (unsigned)si; i < (unsigned)si + n; i++)
         s->slice_first[i] = (uint8_t)si;
     th->used_slices += n;
-    page_t *pg = &s->pages[si];
+    page_t *pg = &seg_pages(s)[si];
     pg->free = NULL;
     pg->used = 0;
     __atomic_store_n(&pg->capacity, 0, __ATOMIC_RELAXED);
@@ -699,10 +702,10 @@ static page_t *page_new(theap_t *th, unsigned c)
     ST(pg->remote_cnt, 0);
     /* collected remote frees leave bits behind in an emptied page: start clean */
     for (unsigned w = 0; w < 2 * BM_WORDS; w++)
-        ST(s->bm[si][w], 0);
+        ST(seg_meta(s)->bm[si][w], 0);
     for (unsigned w = 0; w < 4; w++)
         ST(pg->bm_inline[w], 0);
-    pg->bm = pg->reserved <= 128 ? pg->bm_inline : s->bm[si];
+    pg->bm = pg->reserved <= 128 ? pg->bm_inline : seg_meta(s)->bm[si];
     plist_push(&th->pages[c], pg);
     return pg;
 }
@@ -805,7 +808,7 @@ static void theap_abandon(theap_t *th)
     for (seg_t *s = th->segs, *nx; s; s = nx) {
         nx = s->own_next;
         for (unsigned si = 1; si < NSLICES; si++) {
-            page_t *pg = &s->pages[si];
+            page_t *pg = &seg_pages(s)[si];
             if (s->slice_first[si] == si && pg->bsize) {
                 page_collect(pg);
                 if (pg->used == 0)
@@ -1095,7 +1098,7 @@ static inline int locate(const void *p, seg_t **sp, page_t **pgp, uint32_t *ip)
     unsigned si = (unsigned)((a - (uintptr_t)s) >> SLICE_SHIFT);
     if (unlikely(si == 0))
         return 0;
-    page_t *pg = &s->pages[s->slice_first[si]];
+    page_t *pg = &seg_pages(s)[s->slice_first[si]];
     uint32_t bsize = pg->bsize;
     if (unlikely(!bsize || s->slice_first[si] == 0))
         return 0;
@@ -1400,7 +1403,7 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     if (unlikely(enter_fast(t, h)))
         return heap_free_impl(h, p);
     unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
-    page_t *pg = &s->pages[f];
+    page_t *pg = &seg_pages(s)[f];
     uint32_t off = (uint32_t)(a - (uintptr_t)pg->start);
     uint32_t i = block_index(pg, p);
     if (unlikely(f == 0) || unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
@@ -1461,8 +1464,8 @@ static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
     uint32_t i = (uint32_t)(((uint64_t)off * cls_inv[c]) >> 40);
     if (unlikely(i * bsize != off) || unlikely(i >= cls_cap[c]))
         goto bad;
-    page_t *pg = &s->pages[f];
-    _Atomic uint64_t *w = (bsize >= SLICE_SIZE / 128 ? pg->bm_inline : s->bm[f]) + 2 * (i >> 6);
+    page_t *pg = &seg_pages(s)[f];
+    _Atomic uint64_t *w = (bsize >= SLICE_SIZE / 128 ? pg->bm_inline : seg_meta(s)->bm[f]) + 2 * (i >> 6);
     tld_t *t = &tls_tld;
     if (unlikely(!t->inited))
         t = tld_get();
@@ -1785,7 +1788,7 @@ static int heap_check_all(heap_t *h)
             ok = 0;
         else if (s->kind == SEG_NORMAL) {
             for (unsigned si = 1; si < NSLICES && ok; si++) {
-                page_t *pg = &s->pages[si];
+                page_t *pg = &seg_pages(s)[si];
                 int inuse = !(s->free_mask & (1u << si));
                 if (!inuse)
                     continue;
@@ -1873,7 +1876,7 @@ static void fill_block(struct nspa_heap_entry *e, page_t *pg, uint32_t i)
 static int walk_from_slice(seg_t *s, unsigned from, struct nspa_heap_entry *e)
 {
     for (unsigned si = from; si < NSLICES; si++) {
-        page_t *pg = &s->pages[si];
+        page_t *pg = &seg_pages(s)[si];
         if (s->slice_first[si] == si && pg->bsize && pg->capacity) {
             fill_block(e, pg, 0);
             return 1;
@@ -1931,7 +1934,7 @@ static int walk_step(heap_t *h, struct nspa_heap_entry *e)
         if (si == 0)
             return -1;
         unsigned first = s->slice_first[si];
-        page_t *pg = &s->pages[first];
+        page_t *pg = &seg_pages(s)[first];
         if (first && pg->bsize && (uint8_t *)a >= pg->start) {
             uint32_t i = block_index(pg, (void *)a);
             if (i + 1 < pg->capacity) {
@@ -1979,7 +1982,7 @@ static size_t heap_compact_locked(heap_t *h)
             continue;
         seg_purge(h, s);
         for (unsigned si = 1; si < NSLICES; si++) {
-            page_t *pg = &s->pages[si];
+            page_t *pg = &seg_pages(s)[si];
             if (s->slice_first[si] == si && pg->bsize) {
                 page_collect(pg);   /* world stopped: we may act as the owner */
                 if (pg->free && pg->bsize > best)
@@ -2096,7 +2099,7 @@ NSPA_EXPORT int nspa_heap_stats(nspa_heap_t *hh, struct nspa_heap_stats *st)
         st->segments++;
         st->large_page_segments += s->hugetlb;
         for (unsigned si = 1; si < NSLICES; si++) {
-            page_t *pg = &s->pages[si];
+            page_t *pg = &seg_pages(s)[si];
             if (s->slice_first[si] != si || !pg->bsize)
                 continue;
             uint64_t fm[BM_WORDS];

@@ -63,8 +63,9 @@ typedef struct seg {
     uint64_t         magic;
     struct heap     *heap;
     _Atomic uintptr_t owner_tid;  /* token of the owning thread, 0 when orphaned */
-    uint32_t         kind;
-    uint32_t         hugetlb;
+    uint16_t         kind;
+    uint16_t         hugetlb;
+    uint32_t         meta_off;    /* where this segment's seg_meta_t starts (its colour) */
     uint8_t          slice_first[NSLICES];  /* slice -> first slice of its page (0: free) */
     /* second line: the class of each page (by first slice: another thread's free finds
      * the block and its bitmap word without reading the owner's page descriptor), the
@@ -78,19 +79,34 @@ typedef struct seg {
     size_t           huge_off;    /* large block: offset of the data */
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
-    page_t           pages[NSLICES] __attribute__((aligned(64)));
+} seg_t;
+
+/* The page descriptors and bitmaps of a segment, in slice 0 after the header at an
+ * offset that differs from segment to segment ("colour"): at one fixed offset in every
+ * 2 MiB-aligned segment they would all compete for the same few cache sets. */
+typedef struct seg_meta {
+    page_t           pages[NSLICES];
     /* per page (by first slice): word 2w = A bits (the owner flips them), word 2w+1 =
      * R bits (other threads flip them, atomically); a block is live when its bits
      * differ; side by side so that a local free reads one line */
-    _Atomic uint64_t bm[NSLICES][2 * BM_WORDS] __attribute__((aligned(64)));
-} seg_t;
+    _Atomic uint64_t bm[NSLICES][2 * BM_WORDS];
+} seg_meta_t;
+
+#define SEG_META_BASE   256u                     /* header, rounded up */
+#define SEG_COLOUR_STEP 1088u                    /* 17 lines: moves the L1 set too */
+#define SEG_COLOURS     26u
+_Static_assert(sizeof(seg_t) <= SEG_META_BASE, "segment header fits before the metadata");
+_Static_assert(SEG_META_BASE + (SEG_COLOURS - 1) * SEG_COLOUR_STEP + sizeof(seg_meta_t) <= SLICE_SIZE,
+               "segment metadata must fit in slice 0 at every colour");
+
+static inline seg_meta_t *seg_meta(const seg_t *s) { return (seg_meta_t *)((uint8_t *)s + s->meta_off); }
+static inline page_t *seg_pages(const seg_t *s) { return seg_meta(s)->pages; }
 
 #define PG_BM(pg) ((pg)->bm)
 
 static inline seg_t *page_seg(const page_t *pg) { return (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK); }
 
 
-_Static_assert(sizeof(seg_t) <= SLICE_SIZE, "segment metadata must fit in slice 0");
 _Static_assert(offsetof(seg_t, owner) == 64, "free-path fields share one cache line");
 _Static_assert(sizeof(page_t) == 128, "page descriptor is two cache lines");
 
