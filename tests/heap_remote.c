@@ -62,6 +62,21 @@ static void *remote(void *arg)
     pthread_barrier_wait(&bar);                      /* owner checks its side */
     pthread_barrier_wait(&bar);
 
+    /* freeing another thread's block while holding the lock: the batch is pushed when
+     * the holder looks (HeapValidate/HeapWalk re-enter the lock) */
+    CHECK(HeapLock(h));
+    CHECK(HeapFree(h, 0, blk[5]));
+    CHECK(!HeapValidate(h, 0, blk[5]));
+    CHECK(HeapValidate(h, 0, NULL));
+    PROCESS_HEAP_ENTRY e;
+    e.lpData = NULL;
+    int seen = 0, busy = 0;
+    while (HeapWalk(h, &e)) {
+        if (e.lpData == blk[5]) { seen = 1; busy = (e.wFlags & PROCESS_HEAP_ENTRY_BUSY) != 0; }
+    }
+    CHECK(seen && !busy);
+    CHECK(HeapUnlock(h));
+
     /* a few blocks left in a partial batch when we exit */
     for (int i = 0; i < 5; i++)
         CHECK(HeapFree(h, 0, blk[i]));
@@ -107,14 +122,14 @@ static void scenario(HANDLE heap)
     pthread_join(t, NULL);
 
     /* the exiting thread's partial batch reached our pages */
-    CHECK_EQ(in_use(), N - 5);
+    CHECK_EQ(in_use(), N - 6);
     CHECK(HeapValidate(h, 0, NULL));
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         SetLastError(0);
         CHECK(!HeapFree(h, 0, blk[i]));
         CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
     }
-    for (int i = 5; i < N; i++) {
+    for (int i = 6; i < N; i++) {
         CHECK_EQ(HeapSize(h, 0, blk[i]), sz[i]);
         CHECK(HeapFree(h, 0, blk[i]));
     }

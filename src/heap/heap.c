@@ -280,10 +280,23 @@ static __attribute__((noinline, cold)) void enter_slow(tld_t *t, heap_t *h)
     }
 }
 
+/* World stopped (or being re-entered by its holder): push every theap's batched remote
+ * frees of h, so that whatever the holder looks at (HeapWalk, HeapValidate, statistics)
+ * sees invariant 4 exact. Only the holder itself can have batched since the world
+ * stopped (others wait in enter), hence the push on re-entry too. */
+static void heap_push_batches(heap_t *h)
+{
+    pthread_mutex_lock(&h->big);
+    for (theap_t *th = h->theaps; th; th = th->hnext)
+        theap_rb_flush_all(th);
+    pthread_mutex_unlock(&h->big);
+}
+
 static void heap_lock_impl(tld_t *t, heap_t *h)
 {
     if (atomic_load(&h->lock_owner) == t) {
         h->lock_depth++;
+        heap_push_batches(h);
         return;
     }
     pthread_mutex_lock(&h->stw_mtx);
@@ -300,12 +313,7 @@ static void heap_lock_impl(tld_t *t, heap_t *h)
             sched_yield();
     }
     pthread_mutex_unlock(&g_lock);
-    /* the world is stopped: push every thread's batched remote frees, so that whatever
-     * the holder looks at (HeapWalk, HeapValidate, statistics) sees invariant 4 exact */
-    pthread_mutex_lock(&h->big);
-    for (theap_t *th = h->theaps; th; th = th->hnext)
-        theap_rb_flush_all(th);
-    pthread_mutex_unlock(&h->big);
+    heap_push_batches(h);
 }
 
 static int heap_unlock_impl(tld_t *t, heap_t *h)

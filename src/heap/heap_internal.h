@@ -22,8 +22,8 @@
 #define BM_WORDS     (MAX_BLOCKS / 64)
 #define HUGE_HDR     256                      /* large block: header before the data */
 #define PURGE_SLICES 64                       /* decommit once 4 MiB lie idle */
-#define FIXED_MAX_BLOCK 0x7FFF8u
-#define FULL_SCAN    8                        /* full pages looked at per page switch */              /* fixed heaps: largest block (Windows) */
+#define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
+#define FULL_SCAN    8                        /* full pages looked at per page switch */
 
 #define HEAP_MAGIC   0x4E53504148454150ull    /* "NSPAHEAP" */
 #define SEG_MAGIC    0x4E53504153454721ull
