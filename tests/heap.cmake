@@ -8,6 +8,7 @@ nspa_add_test(heap_lock SOURCES tests/heap_lock.c WIN32 THREADED)
 nspa_add_test(heap_info SOURCES tests/heap_info.c WIN32)
 nspa_add_test(heap_stress SOURCES tests/heap_stress.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(heap_threadexit SOURCES tests/heap_threadexit.c WIN32 THREADED)
+nspa_add_test(heap_remote SOURCES tests/heap_remote.c WIN32 THREADED)
 nspa_add_test(heap_nspa_api SOURCES tests/heap_nspa_api.c)
 # memory use against glibc malloc: ASan replaces malloc, so not there
 nspa_add_test(heap_rss SOURCES tests/heap_rss.c WIN32 NO_ASAN SERIAL TIMEOUT 60)

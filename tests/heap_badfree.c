@@ -61,6 +61,18 @@ int main(void)
     CHECK(HeapFree(other, 0, theirs));
     free(libc);
 
+    /* bad handles: rejected before the block is touched (the free fast path only takes
+     * a block whose segment belongs to the handle, so these reach the handle check) */
+    static uint64_t fake_heap[64];
+    SetLastError(0);
+    CHECK(!HeapFree(NULL, 0, keep[0]));
+    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+    SetLastError(0);
+    CHECK(!HeapFree((HANDLE)fake_heap, 0, keep[0]));
+    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+    CHECK(HeapValidate(h, 0, keep[0]));
+    CHECK(HeapAlloc(NULL, 0, 10) == NULL);
+
     /* large block double free */
     void *L = HeapAlloc(h, 0, 1 << 20);
     CHECK(HeapFree(h, 0, L));

@@ -1,9 +1,12 @@
 /* Randomized multi-threaded stress: 4 threads allocate, reallocate and free random sizes,
  * hand blocks to each other to free, and check the contents and HeapSize of every live
- * block they own before freeing it. Bounded by operation count (a few seconds at most). */
+ * block they own before freeing it; meanwhile a fifth thread validates both heaps over
+ * and over (each validation stops the heap's world and pushes the workers' batched
+ * cross-thread frees while they are in full swing). Bounded by operation count. */
 #include <windows.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include "nspa_test.h"
 
 #define T 4
@@ -20,6 +23,21 @@ static HANDLE heaps[2];
 struct blk { unsigned char *p; size_t n; unsigned char seed; int heap; };
 static struct { pthread_mutex_t m; struct blk b[4096]; int n; } box[T];
 static int errors[T];
+static _Atomic int workers_done;
+static int validations, validation_failures;
+
+static void *validator(void *arg)
+{
+    (void)arg;
+    while (!workers_done) {
+        if (!HeapValidate(heaps[validations & 1], 0, NULL))
+            validation_failures++;
+        validations++;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
 
 static uint64_t rnd(uint64_t *s) { *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17; return *s; }
 
@@ -106,9 +124,14 @@ int main(void)
     heaps[1] = HeapCreate(0, 0, 0);
     REQUIRE(heaps[1]);
     for (int i = 0; i < T; i++) pthread_mutex_init(&box[i].m, NULL);
-    pthread_t t[T];
+    pthread_t t[T], v;
+    pthread_create(&v, NULL, validator, NULL);
     for (int i = 0; i < T; i++) pthread_create(&t[i], NULL, run, (void *)(intptr_t)i);
     for (int i = 0; i < T; i++) pthread_join(t[i], NULL);
+    workers_done = 1;
+    pthread_join(v, NULL);
+    CHECK(validations > 0);
+    CHECK_EQ(validation_failures, 0);
     for (int i = 0; i < T; i++) {
         for (int k = 0; k < box[i].n; k++) {
             CHECK(check(&box[i].b[k]));

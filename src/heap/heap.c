@@ -5,10 +5,12 @@
  *    cut into 32 slices of 64 KiB; slice 0 holds the segment's metadata; a page is 1-16
  *    slices serving one size class;
  *  - every (thread, heap) pair has a theap that owns segments; only the owner allocates
- *    from or frees into its pages without atomics; other threads push freed blocks onto
- *    the page's thread_free list (lock-free) and the owner collects them;
- *  - every block has an allocated bit (owner-written) and a remote-freed bit (atomic):
- *    double frees and foreign pointers are rejected before they touch any list;
+ *    from or frees into its pages without atomics; other threads batch the blocks they
+ *    free per page and push each batch onto the page's thread_free list (lock-free) for
+ *    the owner to collect;
+ *  - every block has an A bit (flipped by the owner) and an R bit (flipped atomically by
+ *    other threads) and is live exactly when they differ: double frees and foreign
+ *    pointers are rejected before they touch any list;
  *  - a global byte map (one byte per 2 MiB of address space) says whether an address is
  *    one of our segments, so any pointer can be checked without faulting;
  *  - HeapLock stops the heap's world: every operation publishes the heap it works on in
@@ -49,6 +51,8 @@
 /* ---------------------------------------------------------------------------------- */
 
 static uint32_t cls_size[NCLASS];
+static uint64_t cls_inv[NCLASS];   /* ceil(2^40 / size), as page_t.inv */
+static uint32_t cls_cap[NCLASS];   /* blocks in a page of the class, as page_t.reserved */
 static uint8_t  cls_small[65];     /* ceil(n / 16) -> class, for n <= 1024 */
 static uint8_t  cls_slices[NCLASS];
 static _Atomic unsigned char *segmap;          /* 2^26 bytes: addr >> 21 */
@@ -117,6 +121,8 @@ static void classes_init(void)
             if (sl > 16) sl = 16;
         }
         cls_slices[c] = (uint8_t)sl;
+        cls_inv[c] = (((uint64_t)1 << 40) + s - 1) / s;
+        cls_cap[c] = (uint32_t)((sl * SLICE_SIZE) / s);
     }
     cls_small[0] = 0;
     for (unsigned k = 1; k <= 64; k++)
@@ -210,6 +216,7 @@ static void commit_add(heap_t *h, ptrdiff_t d)
 /* ---------------------------------------------------------------------------------- */
 
 static void enter_slow(tld_t *t, heap_t *h);
+static void theap_rb_flush_all(theap_t *th);
 
 static inline void enter(tld_t *t, heap_t *h)
 {
@@ -273,10 +280,23 @@ static __attribute__((noinline, cold)) void enter_slow(tld_t *t, heap_t *h)
     }
 }
 
+/* World stopped (or being re-entered by its holder): push every theap's batched remote
+ * frees of h, so that whatever the holder looks at (HeapWalk, HeapValidate, statistics)
+ * sees invariant 4 exact. Only the holder itself can have batched since the world
+ * stopped (others wait in enter), hence the push on re-entry too. */
+static void heap_push_batches(heap_t *h)
+{
+    pthread_mutex_lock(&h->big);
+    for (theap_t *th = h->theaps; th; th = th->hnext)
+        theap_rb_flush_all(th);
+    pthread_mutex_unlock(&h->big);
+}
+
 static void heap_lock_impl(tld_t *t, heap_t *h)
 {
     if (atomic_load(&h->lock_owner) == t) {
         h->lock_depth++;
+        heap_push_batches(h);
         return;
     }
     pthread_mutex_lock(&h->stw_mtx);
@@ -293,6 +313,7 @@ static void heap_lock_impl(tld_t *t, heap_t *h)
             sched_yield();
     }
     pthread_mutex_unlock(&g_lock);
+    heap_push_batches(h);
 }
 
 static int heap_unlock_impl(tld_t *t, heap_t *h)
@@ -334,6 +355,14 @@ static inline void plist_push(page_t **head, page_t *p)
     *head = p;
 }
 
+/* Owner: take pg off its class's full list, keeping the scan position valid. */
+static inline void full_unlink(struct theap *th, page_t *pg)
+{
+    if (th->full_scan[pg->cls] == pg)
+        th->full_scan[pg->cls] = pg->next;
+    plist_remove(&th->full[pg->cls], pg);
+}
+
 static inline void slist_remove_own(seg_t **head, seg_t *s)
 {
     if (s->own_prev) s->own_prev->own_next = s->own_next; else *head = s->own_next;
@@ -372,17 +401,14 @@ static inline uint32_t block_index(const page_t *pg, const void *b)
     return (uint32_t)(((uint64_t)((const uint8_t *)b - pg->start) * pg->inv) >> 40);
 }
 
-/* Owner, on handing out block i: set its allocated bit. A block that came back through
- * another thread keeps both bits set while it waits in the free list (it is collected
- * without walking the list); clear its remote bit now. */
+/* Owner, on handing out block i: flip its allocated bit. A block is live exactly when
+ * its two bits differ (invariant 1), and every block in a free list has them equal, so
+ * flipping A makes it live whether it was freed here (0,0) or by another thread (1,1).
+ * A plain store: only the owner writes A; other threads only ever touch R. */
 static inline void abm_take(page_t *pg, uint32_t i)
 {
     _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
-    uint64_t v = LD(*w), bit = 1ull << (i & 63);
-    if (likely(!(v & bit)))
-        ST(*w, v | bit);
-    else
-        atomic_fetch_and_explicit(&w[1], ~bit, memory_order_relaxed);
+    ST(*w, LD(*w) ^ (1ull << (i & 63)));
 }
 
 /* Owner: take the blocks other threads freed into this page, in one splice. The count
@@ -404,6 +430,55 @@ static void page_collect(page_t *pg)
         *(void **)t = pg->free;
     }
     pg->free = l;
+}
+
+/* Push the chain first..last (n blocks, already linked) on pg's thread_free: one CAS,
+ * then the count (after the push: see page_collect). */
+static void remote_push(page_t *pg, void *first, void *last, uint32_t n)
+{
+    void *head = LD(pg->thread_free);
+    do {
+        *(void **)last = head;
+    } while (!atomic_compare_exchange_weak_explicit(&pg->thread_free, &head, first,
+                 memory_order_release, memory_order_relaxed));
+    atomic_fetch_add_explicit(&pg->remote_cnt, n, memory_order_release);
+}
+
+/* Link a batch slot's blocks (the stores miss in the owner's cache, but with no locked
+ * instruction between them they overlap) and push them in one go. */
+static void rb_flush(theap_t *th, rbatch_t *sl)
+{
+    uint32_t n = sl->n;
+    if (!n)
+        return;
+    void **b = sl->blk;
+    for (uint32_t k = 0; k + 1 < n; k++)
+        *(void **)b[k] = b[k + 1];
+    remote_push(sl->pg, b[0], b[n - 1], n);
+    th->rb_blocks -= n;
+    sl->n = 0;
+}
+
+/* Every pending remote free of th (its thread, or a world-stopped locker). */
+static void theap_rb_flush_all(theap_t *th)
+{
+    for (unsigned k = 0; th->rb_blocks && k < RB_SLOTS; k++)
+        rb_flush(th, &th->rb[k]);
+}
+
+/* One slot per size class: the blocks a thread frees into another's pages in a burst
+ * mostly come from that thread's current page of each class. */
+static inline void rb_add(theap_t *th, page_t *pg, void *p)
+{
+    rbatch_t *sl = &th->rb[page_seg(pg)->slice_cls[pg - seg_pages(page_seg(pg))]];
+    if (sl->pg != pg) {
+        rb_flush(th, sl);
+        sl->pg = pg;
+    }
+    sl->blk[sl->n++] = p;
+    th->rb_blocks++;
+    if (sl->n == RB_MAX)
+        rb_flush(th, sl);
 }
 
 static void page_extend(page_t *pg)
@@ -462,9 +537,9 @@ static void theap_purge(theap_t *th)
 static void page_retire(theap_t *th, page_t *pg, int may_release)
 {
     seg_t *s = (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK);
-    unsigned si = (unsigned)(pg - s->pages), n = pg->nslices;
+    unsigned si = (unsigned)(pg - seg_pages(s)), n = pg->nslices;
     if (pg->in_full)
-        plist_remove(&th->full[pg->cls], pg);
+        full_unlink(th, pg);
     else
         plist_remove(&th->pages[pg->cls], pg);
     uint32_t bits = (uint32_t)(((n >= 32) ? 0xFFFFFFFFull : ((1ull << n) - 1)) << si);
@@ -511,9 +586,12 @@ static seg_t *seg_new(theap_t *th)
     seg_t *s = os_map_aligned(SEG_SIZE, (h->flags & HEAP_CREATE_ENABLE_EXECUTE) != 0, &huge);
     if (!s)
         return NULL;
+    static _Atomic unsigned colours;
     s->magic = SEG_MAGIC;
     s->kind = SEG_NORMAL;
-    s->hugetlb = (uint32_t)huge;
+    s->hugetlb = (uint16_t)huge;
+    s->meta_off = SEG_META_BASE + (atomic_fetch_add_explicit(&colours, 1, memory_order_relaxed)
+                                   % SEG_COLOURS) * SEG_COLOUR_STEP;
     s->heap = h;
     s->owner = th;
     ST(s->owner_tid, th->token);
@@ -568,7 +646,7 @@ static int adopt_orphan(theap_t *th)
     slist_push_own(&th->segs, s);
     th->dirty_slices += (uint32_t)__builtin_popcount(s->dirty_mask);
     for (unsigned si = 1; si < NSLICES; si++) {
-        page_t *pg = &s->pages[si];
+        page_t *pg = &seg_pages(s)[si];
         if (s->slice_first[si] != si || !pg->bsize)
             continue;
         pg->next = pg->prev = NULL;
@@ -610,10 +688,14 @@ static page_t *page_new(theap_t *th, unsigned c)
     }
     if (!s->hugetlb)
         commit_add(th->heap, (ptrdiff_t)((size_t)(n - (unsigned)__builtin_popcount(was_dirty)) * SLICE_SIZE));
+    /* the class before the slice map: another thread's free reads the map first (a
+     * stale pointer racing with this reuse then sees a class that matches the page) */
+    s->slice_cls[si] = (uint8_t)c;
+    atomic_thread_fence(memory_order_release);
     for (unsigned i = (unsigned)si; i < (unsigned)si + n; i++)
         s->slice_first[i] = (uint8_t)si;
     th->used_slices += n;
-    page_t *pg = &s->pages[si];
+    page_t *pg = &seg_pages(s)[si];
     pg->free = NULL;
     pg->used = 0;
     __atomic_store_n(&pg->capacity, 0, __ATOMIC_RELAXED);
@@ -628,10 +710,10 @@ static page_t *page_new(theap_t *th, unsigned c)
     ST(pg->remote_cnt, 0);
     /* collected remote frees leave bits behind in an emptied page: start clean */
     for (unsigned w = 0; w < 2 * BM_WORDS; w++)
-        ST(s->bm[si][w], 0);
+        ST(seg_meta(s)->bm[si][w], 0);
     for (unsigned w = 0; w < 4; w++)
         ST(pg->bm_inline[w], 0);
-    pg->bm = pg->reserved <= 128 ? pg->bm_inline : s->bm[si];
+    pg->bm = pg->reserved <= 128 ? pg->bm_inline : seg_meta(s)->bm[si];
     plist_push(&th->pages[c], pg);
     return pg;
 }
@@ -653,17 +735,30 @@ static page_t *alloc_page(theap_t *th, unsigned c)
         plist_push(&th->full[c], pg);
         pg = nx;
     }
-    for (pg = th->full[c]; pg; pg = pg->next) {
+    /* Full pages get blocks back from local frees (below the 1/8 that brings a page
+     * back by itself) and from other threads. Look at FULL_SCAN of them per page switch,
+     * going on from where the last look stopped: a long full list costs a bounded
+     * amount per switch, and every full page is looked at again after length/FULL_SCAN
+     * switches (a scan from the head looked at the same barren pages every time). */
+    page_t *start = th->full_scan[c] ? th->full_scan[c] : th->full[c];
+    pg = start;
+    for (unsigned k = 0; pg && k < FULL_SCAN; k++) {
+        page_t *nx = pg->next ? pg->next : th->full[c];
         if (pg->free || LD(pg->thread_free)) {
             page_collect(pg);
             if (pg->free) {
-                plist_remove(&th->full[c], pg);
+                full_unlink(th, pg);
+                th->full_scan[c] = nx != pg ? nx : NULL;
                 page_mark_full(pg, 0);
                 plist_push(&th->pages[c], pg);
                 return pg;
             }
         }
+        pg = nx;
+        if (pg == start)
+            break;
     }
+    th->full_scan[c] = pg;
     pg = page_new(th, c);
     if (pg)
         page_extend(pg);
@@ -717,10 +812,11 @@ static void theap_abandon(theap_t *th)
         leave(t);
         return;
     }
+    theap_rb_flush_all(th);
     for (seg_t *s = th->segs, *nx; s; s = nx) {
         nx = s->own_next;
         for (unsigned si = 1; si < NSLICES; si++) {
-            page_t *pg = &s->pages[si];
+            page_t *pg = &seg_pages(s)[si];
             if (s->slice_first[si] == si && pg->bsize) {
                 page_collect(pg);
                 if (pg->used == 0)
@@ -1010,7 +1106,7 @@ static inline int locate(const void *p, seg_t **sp, page_t **pgp, uint32_t *ip)
     unsigned si = (unsigned)((a - (uintptr_t)s) >> SLICE_SHIFT);
     if (unlikely(si == 0))
         return 0;
-    page_t *pg = &s->pages[s->slice_first[si]];
+    page_t *pg = &seg_pages(s)[s->slice_first[si]];
     uint32_t bsize = pg->bsize;
     if (unlikely(!bsize || s->slice_first[si] == 0))
         return 0;
@@ -1026,8 +1122,7 @@ static inline int locate(const void *p, seg_t **sp, page_t **pgp, uint32_t *ip)
 static inline int block_live(const page_t *pg, uint32_t i)
 {
     _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
-    uint64_t bit = 1ull << (i & 63);
-    return (LD(w[0]) & bit) && !(LD(w[1]) & bit);
+    return (int)(((LD(w[0]) ^ LD(w[1])) >> (i & 63)) & 1);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -1100,6 +1195,8 @@ static inline theap_t *theap_lookup_fast(tld_t *t, heap_t *h)
 {
     if (likely(h == &proc_heap))
         return t->proc;
+    if (unlikely(!h))
+        return NULL;       /* the generic path rejects it */
     uint64_t serial = LD(h->serial);
     for (unsigned i = 0; i < TMAP; i++)
         if (t->map[i].heap == h && t->map[i].serial == serial)
@@ -1225,38 +1322,59 @@ static __attribute__((noinline)) void free_local_slow(theap_t *th, page_t *pg)
     /* a full page goes back to the available list only once an eighth of it is free
      * again (before that, alloc_page still finds it when nothing else has room) */
     if (pg->in_full) {
-        plist_remove(&th->full[pg->cls], pg);
+        full_unlink(th, pg);
         page_mark_full(pg, 0);
         theap_insert_page(th, pg);
     }
 }
 
-/* 0: not a live block (double free) */
-static inline int free_core(tld_t *t, seg_t *s, page_t *pg, void *p, uint32_t i)
+/* Atomically flip bit b of *w; returns its old value. On x86-64 one lock btc (GCC
+ * makes a compare-exchange loop of fetch_xor when the old value is used, which under
+ * contention costs a second transfer of the line); TSan gets the plain C11 form. */
+static inline unsigned flip_bit_relaxed(_Atomic uint64_t *w, unsigned b)
 {
-    _Atomic uint64_t *w = &PG_BM(pg)[2 * (i >> 6)];
+#if defined(__x86_64__) && !NSPA_TSAN
+    unsigned char c;
+    __asm__ __volatile__("lock btcq %2, %0"
+                         : "+m"(*(volatile uint64_t *)w), "=@ccc"(c)
+                         : "r"((uint64_t)b) : "memory");
+    return c;
+#else
+    return (unsigned)((atomic_fetch_xor_explicit(w, 1ull << b, memory_order_relaxed) >> b) & 1);
+#endif
+}
+
+/* 0: not a live block (double free). fth: the calling thread's theap of this heap, if
+ * it has one that may batch (NULL: push a remote free at once). w: the block's bitmap
+ * word pair, c its class (from the segment: see heap_free_impl). */
+static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *p, uint32_t i,
+                            _Atomic uint64_t *w, unsigned c)
+{
     uint64_t bit = 1ull << (i & 63);
-    uint64_t a = LD(w[0]);
-    if (unlikely(!(a & bit)))
-        return 0;
     if (LD(s->owner_tid) == tld_token(t)) {
-        if (unlikely(LD(w[1]) & bit))
+        uint64_t a = LD(w[0]);
+        if (unlikely(!((a ^ LD(w[1])) & bit)))
             return 0;
-        ST(w[0], a & ~bit);
+        ST(w[0], a ^ bit);
         *(void **)p = pg->free;
         pg->free = p;
         if (unlikely(--pg->used == pg->trigger))
             free_local_slow(s->owner, pg);
-    } else {
-        if (unlikely(atomic_fetch_or_explicit(&w[1], bit, memory_order_relaxed) & bit))
-            return 0;
-        void *head = LD(pg->thread_free);
-        do {
-            *(void **)p = head;
-        } while (!atomic_compare_exchange_weak_explicit(&pg->thread_free, &head, p,
-                     memory_order_release, memory_order_relaxed));
-        atomic_fetch_add_explicit(&pg->remote_cnt, 1, memory_order_release);
+        return 1;
     }
+    /* remote: flip R first (the line comes over once, for writing), then read A; if
+     * the bits were equal before, the block was not live: flip R back (only an
+     * operation racing with this invalid free could see the moment) */
+    uint64_t r = (uint64_t)flip_bit_relaxed(&w[1], i & 63) << (i & 63);
+    uint64_t a = LD(w[0]) & bit;
+    if (unlikely(!(a ^ r))) {
+        atomic_fetch_xor_explicit(&w[1], bit, memory_order_relaxed);
+        return 0;
+    }
+    if (fth && c < RB_SLOTS)
+        rb_add(fth, pg, p);
+    else
+        remote_push(pg, p, p, 1);
     return 1;
 }
 
@@ -1293,7 +1411,7 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     if (unlikely(enter_fast(t, h)))
         return heap_free_impl(h, p);
     unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
-    page_t *pg = &s->pages[f];
+    page_t *pg = &seg_pages(s)[f];
     uint32_t off = (uint32_t)(a - (uintptr_t)pg->start);
     uint32_t i = block_index(pg, p);
     if (unlikely(f == 0) || unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
@@ -1301,9 +1419,9 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     _Atomic uint64_t *w = &pg->bm[2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
     uint64_t al = LD(w[0]);
-    if (unlikely(!(al & bit)) || unlikely(LD(w[1]) & bit))
+    if (unlikely(!((al ^ LD(w[1])) & bit)))   /* not live: bad or double free */
         goto slow;
-    ST(w[0], al & ~bit);
+    ST(w[0], al ^ bit);
     *(void **)p = pg->free;
     pg->free = p;
     if (unlikely(--pg->used == pg->trigger))
@@ -1317,16 +1435,22 @@ slow:
 
 static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
 {
-    /* a remote free writes the block's link right before a locked CAS, which waits for
-     * that store: start fetching the line (owned by the allocating core) now */
-    if (likely(segmap_has((uintptr_t)p)))
-        __builtin_prefetch(p, 1, 0);
-    seg_t *s;
-    page_t *pg;
-    uint32_t i;
-    int k = locate(p, &s, &pg, &i);
-    if (unlikely(k != 1) || unlikely(s->heap != h)) {
-        if (k == 2 && s->heap == h && s->magic == SEG_MAGIC) {
+    /* the fast path only took p when its segment belongs to h: a bad handle lands here */
+    if (unlikely(!h) || unlikely(h->magic != HEAP_MAGIC))
+        return fail_invalid_handle();
+    /* Find the block from the segment's lines and the class tables only: mostly this
+     * is another thread's free, and the page descriptor's first line is written by the
+     * owner all the time. A bad pointer may compute a word inside the page's bitmap
+     * area that is not its own; the bit check then rejects it. */
+    uintptr_t a = (uintptr_t)p;
+    if (unlikely(a >> SEGMAP_BITS) || unlikely(!segmap))
+        goto bad;
+    unsigned char kind = LD(segmap[a >> SEG_SHIFT]);
+    if (unlikely(!kind))
+        goto bad;
+    seg_t *s = (seg_t *)(a & ~(uintptr_t)SEG_MASK);
+    if (unlikely(kind == SEG_HUGE)) {
+        if (a == (uintptr_t)s + s->huge_off && s->heap == h && s->magic == SEG_MAGIC) {
             tld_t *t = tld_get();
             if (h->maximum)
                 atomic_fetch_sub_explicit(&h->fixed_used, s->huge_size + HUGE_HDR, memory_order_relaxed);
@@ -1335,23 +1459,39 @@ static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
             op_end(t, h);
             return 1;
         }
-        bad_free(h, p);
-        return 0;
+        goto bad;
     }
+    if (unlikely(s->heap != h))
+        goto bad;
+    unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
+    if (unlikely(f == 0))
+        goto bad;
+    unsigned c = s->slice_cls[f];
+    uint32_t bsize = cls_size[c];
+    uint32_t off = (uint32_t)(a - (uintptr_t)s - ((uintptr_t)f << SLICE_SHIFT));
+    uint32_t i = (uint32_t)(((uint64_t)off * cls_inv[c]) >> 40);
+    if (unlikely(i * bsize != off) || unlikely(i >= cls_cap[c]))
+        goto bad;
+    page_t *pg = &seg_pages(s)[f];
+    _Atomic uint64_t *w = (bsize >= SLICE_SIZE / 128 ? pg->bm_inline : seg_meta(s)->bm[f]) + 2 * (i >> 6);
     tld_t *t = &tls_tld;
     if (unlikely(!t->inited))
         t = tld_get();
-    uint32_t bsize = pg->bsize;
+    /* batch only with a theap that lives in the fast lookup (not fixed heaps' theaps
+     * nor the shared one of exiting threads) */
+    theap_t *fth = t->inited ? theap_lookup_fast(t, h) : NULL;
     op_begin(t, h);
-    if (unlikely(!free_core(t, s, pg, p, i))) {
+    if (unlikely(!free_core(t, fth, s, pg, p, i, w, c))) {
         op_end(t, h);
-        bad_free(h, p);
-        return 0;
+        goto bad;
     }
     op_end(t, h);
     if (unlikely(h->maximum))
         atomic_fetch_sub_explicit(&h->fixed_used, bsize, memory_order_relaxed);
     return 1;
+bad:
+    bad_free(h, p);
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -1472,9 +1612,7 @@ NSPA_EXPORT int nspa_heap_free(nspa_heap_t *h, unsigned int flags, void *p)
 {
     if (!p)
         return 1;
-    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC))
-        return fail_invalid_handle();
-    return heap_free_fast(H(h), p);
+    return heap_free_fast(H(h), p);   /* checks the handle off its fast path */
 }
 
 static size_t block_size_of(heap_t *h, const void *p, int *kind, uint32_t *bsize)
@@ -1616,11 +1754,11 @@ static int page_free_map(page_t *pg, uint64_t *fm, uint32_t *nlocal, uint32_t *n
             if (fm[i >> 6] & (1ull << (i & 63)))
                 return 0;            /* the same block twice: a double free got in */
             fm[i >> 6] |= 1ull << (i & 63);
-            /* pending blocks, and collected ones not yet reused, have both bits set;
-             * locally freed ones neither */
+            /* every block in a free list has equal bits (invariant 1); a pending one
+             * was freed by another thread, so it has R set (its A is set: it was live) */
             uint64_t a = LD(PG_BM(pg)[2 * (i >> 6)]) & (1ull << (i & 63));
             uint64_t r = LD(PG_BM(pg)[2 * (i >> 6) + 1]) & (1ull << (i & 63));
-            if (pass ? !(a && r) : (!a != !r))
+            if (!a != !r)
                 return 0;
             n++;
         }
@@ -1636,16 +1774,17 @@ static int page_check(page_t *pg)
     if (!page_free_map(pg, fm, &nlocal, &npend))
         return 0;
     /* used counts blocks handed out and not yet collected back (pending ones included) */
-    uint32_t nalloc = 0, nrem = 0;
+    uint32_t nlive = 0;
     for (uint32_t w = 0; w < (pg->reserved + 63) / 64; w++) {   /* inline maps are short */
         uint64_t a = LD(PG_BM(pg)[2 * w]), r = LD(PG_BM(pg)[2 * w + 1]);
-        if (r & ~a)
-            return 0;
-        nalloc += (uint32_t)__builtin_popcountll(a);
-        nrem += (uint32_t)__builtin_popcountll(r);
+        uint64_t beyond = w * 64 + 64 <= pg->capacity ? 0
+            : ~0ull << (pg->capacity > w * 64 ? pg->capacity - w * 64 : 0);
+        if ((a | r) & beyond)
+            return 0;                /* bits of blocks never carved */
+        nlive += (uint32_t)__builtin_popcountll(a ^ r);
     }
     uint32_t live = pg->capacity - nlocal - npend;
-    return live == nalloc - nrem && pg->used == live + LD(pg->remote_cnt);
+    return live == nlive && pg->used == live + LD(pg->remote_cnt);
 }
 
 static int heap_check_all(heap_t *h)
@@ -1657,7 +1796,7 @@ static int heap_check_all(heap_t *h)
             ok = 0;
         else if (s->kind == SEG_NORMAL) {
             for (unsigned si = 1; si < NSLICES && ok; si++) {
-                page_t *pg = &s->pages[si];
+                page_t *pg = &seg_pages(s)[si];
                 int inuse = !(s->free_mask & (1u << si));
                 if (!inuse)
                     continue;
@@ -1745,7 +1884,7 @@ static void fill_block(struct nspa_heap_entry *e, page_t *pg, uint32_t i)
 static int walk_from_slice(seg_t *s, unsigned from, struct nspa_heap_entry *e)
 {
     for (unsigned si = from; si < NSLICES; si++) {
-        page_t *pg = &s->pages[si];
+        page_t *pg = &seg_pages(s)[si];
         if (s->slice_first[si] == si && pg->bsize && pg->capacity) {
             fill_block(e, pg, 0);
             return 1;
@@ -1803,7 +1942,7 @@ static int walk_step(heap_t *h, struct nspa_heap_entry *e)
         if (si == 0)
             return -1;
         unsigned first = s->slice_first[si];
-        page_t *pg = &s->pages[first];
+        page_t *pg = &seg_pages(s)[first];
         if (first && pg->bsize && (uint8_t *)a >= pg->start) {
             uint32_t i = block_index(pg, (void *)a);
             if (i + 1 < pg->capacity) {
@@ -1851,7 +1990,7 @@ static size_t heap_compact_locked(heap_t *h)
             continue;
         seg_purge(h, s);
         for (unsigned si = 1; si < NSLICES; si++) {
-            page_t *pg = &s->pages[si];
+            page_t *pg = &seg_pages(s)[si];
             if (s->slice_first[si] == si && pg->bsize) {
                 page_collect(pg);   /* world stopped: we may act as the owner */
                 if (pg->free && pg->bsize > best)
@@ -1968,7 +2107,7 @@ NSPA_EXPORT int nspa_heap_stats(nspa_heap_t *hh, struct nspa_heap_stats *st)
         st->segments++;
         st->large_page_segments += s->hugetlb;
         for (unsigned si = 1; si < NSLICES; si++) {
-            page_t *pg = &s->pages[si];
+            page_t *pg = &seg_pages(s)[si];
             if (s->slice_first[si] != si || !pg->bsize)
                 continue;
             uint64_t fm[BM_WORDS];
@@ -2004,9 +2143,7 @@ NSPA_EXPORT BOOL WINAPI HeapFree(HANDLE h, DWORD f, LPVOID p)
 {
     if (!p)
         return TRUE;
-    if (unlikely(!h) || unlikely(H(h)->magic != HEAP_MAGIC))
-        return fail_invalid_handle();
-    return heap_free_fast(h, p);
+    return heap_free_fast(h, p);   /* checks the handle off its fast path */
 }
 NSPA_EXPORT LPVOID WINAPI HeapReAlloc(HANDLE h, DWORD f, LPVOID p, SIZE_T n)
 { return nspa_heap_realloc(h, f, p, n); }

@@ -21,8 +21,9 @@
 #define MAX_BLOCKS   4096                     /* 64 KiB / 16 */
 #define BM_WORDS     (MAX_BLOCKS / 64)
 #define HUGE_HDR     256                      /* large block: header before the data */
-#define PURGE_SLICES 16                       /* decommit once 1 MiB lies idle */
+#define PURGE_SLICES 64                       /* decommit once 4 MiB lie idle */
 #define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
+#define FULL_SCAN    8                        /* full pages looked at per page switch */
 
 #define HEAP_MAGIC   0x4E53504148454150ull    /* "NSPAHEAP" */
 #define SEG_MAGIC    0x4E53504153454721ull
@@ -62,11 +63,15 @@ typedef struct seg {
     uint64_t         magic;
     struct heap     *heap;
     _Atomic uintptr_t owner_tid;  /* token of the owning thread, 0 when orphaned */
-    uint32_t         kind;
-    uint32_t         hugetlb;
+    uint16_t         kind;
+    uint16_t         hugetlb;
+    uint32_t         meta_off;    /* where this segment's seg_meta_t starts (its colour) */
     uint8_t          slice_first[NSLICES];  /* slice -> first slice of its page (0: free) */
-    /* the rest: owner and heap bookkeeping */
+    /* second line: the class of each page (by first slice: another thread's free finds
+     * the block and its bitmap word without reading the owner's page descriptor), the
+     * owner and the lists */
     struct theap    *owner;
+    uint8_t          slice_cls[NSLICES];
     struct seg      *all_next, *all_prev;   /* heap->segs (heap->big) */
     struct seg      *own_next, *own_prev;   /* owner's list, or heap->orphans */
     size_t           map_size;
@@ -74,24 +79,54 @@ typedef struct seg {
     size_t           huge_off;    /* large block: offset of the data */
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
-    page_t           pages[NSLICES] __attribute__((aligned(64)));
-    /* per page (by first slice): word 2w = allocated bits (owner writes), word 2w+1 =
-     * remote-freed bits (atomic); side by side so that a local free reads one line */
-    _Atomic uint64_t bm[NSLICES][2 * BM_WORDS] __attribute__((aligned(64)));
 } seg_t;
+
+/* The page descriptors and bitmaps of a segment, in slice 0 after the header at an
+ * offset that differs from segment to segment ("colour"): at one fixed offset in every
+ * 2 MiB-aligned segment they would all compete for the same few cache sets. */
+typedef struct seg_meta {
+    page_t           pages[NSLICES];
+    /* per page (by first slice): word 2w = A bits (the owner flips them), word 2w+1 =
+     * R bits (other threads flip them, atomically); a block is live when its bits
+     * differ; side by side so that a local free reads one line */
+    _Atomic uint64_t bm[NSLICES][2 * BM_WORDS];
+} seg_meta_t;
+
+#define SEG_META_BASE   256u                     /* header, rounded up */
+#define SEG_COLOUR_STEP 1088u                    /* 17 lines: moves the L1 set too */
+#define SEG_COLOURS     26u
+_Static_assert(sizeof(seg_t) <= SEG_META_BASE, "segment header fits before the metadata");
+_Static_assert(SEG_META_BASE + (SEG_COLOURS - 1) * SEG_COLOUR_STEP + sizeof(seg_meta_t) <= SLICE_SIZE,
+               "segment metadata must fit in slice 0 at every colour");
+
+static inline seg_meta_t *seg_meta(const seg_t *s) { return (seg_meta_t *)((uint8_t *)s + s->meta_off); }
+static inline page_t *seg_pages(const seg_t *s) { return seg_meta(s)->pages; }
 
 #define PG_BM(pg) ((pg)->bm)
 
 static inline seg_t *page_seg(const page_t *pg) { return (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK); }
 
 
-_Static_assert(sizeof(seg_t) <= SLICE_SIZE, "segment metadata must fit in slice 0");
 _Static_assert(offsetof(seg_t, owner) == 64, "free-path fields share one cache line");
 _Static_assert(sizeof(page_t) == 128, "page descriptor is two cache lines");
+
+/* Remote frees batched per owner page (docs/heap.md, "Cross-thread free"): the freeing
+ * thread flips each block's R bit at once (so a double free is caught on the spot) but
+ * links the blocks and pushes them on the page's thread_free only when the slot fills
+ * up, is needed for another page, or the heap's world is stopped. */
+#define RB_SLOTS     32                       /* one per class up to 1 KiB; larger blocks
+                                                 are pushed one by one */
+#define RB_MAX       32                       /* blocks per slot */
+typedef struct rbatch {
+    page_t        *pg;             /* owner page of the blocks (meaningful while n > 0) */
+    uint32_t       n;
+    void          *blk[RB_MAX];
+} rbatch_t;
 
 typedef struct theap {
     page_t        *pages[NCLASS];  /* available pages; the head is the allocation page */
     page_t        *full[NCLASS];
+    page_t        *full_scan[NCLASS]; /* where the next look at full[] starts (NULL: head) */
     struct heap   *heap;
     struct tld    *tld;
     seg_t         *segs;           /* owned segments */
@@ -101,6 +136,8 @@ typedef struct theap {
     int            dead;           /* heap destroyed under us: free at thread exit */
     struct theap  *hnext, *hprev;  /* heap->theaps */
     struct theap  *tnext;          /* tld->theaps */
+    uint32_t       rb_blocks;      /* blocks waiting in rb[] (all slots) */
+    rbatch_t       rb[RB_SLOTS];   /* this thread's pending frees into others' pages */
 } theap_t;
 
 typedef struct heap {
