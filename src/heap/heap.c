@@ -70,7 +70,7 @@ static heap_t *g_heap_pool;
 static heap_t proc_heap;
 static nspa_heap_exception_fn g_exc_handler;
 
-static __thread tld_t tls_tld __attribute__((tls_model("initial-exec")));
+static __thread tld_t tls_tld __attribute__((tls_model("initial-exec"))) = { .self = 2 };
 
 static void global_init_slow(void);
 static void tld_init(tld_t *t);
@@ -878,6 +878,7 @@ static void tld_init(tld_t *t)
     t->next = g_tlds;
     if (g_tlds) g_tlds->prev = t;
     g_tlds = t;
+    t->self = tld_token(t);
     t->inited = 1;
     pthread_mutex_unlock(&g_lock);
     pthread_setspecific(g_key, t);
@@ -1172,7 +1173,7 @@ static void *alloc_small_slow(tld_t *t, theap_t *th, unsigned c, size_t n, unsig
     return b;
 }
 
-static void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align);
+static __attribute__((noinline)) void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align);
 
 static __attribute__((noinline)) void *alloc_fast_miss(tld_t *t, theap_t *th, heap_t *h,
                                                        unsigned c, unsigned flags, size_t n)
@@ -1209,8 +1210,10 @@ static inline theap_t *theap_lookup_fast(tld_t *t, heap_t *h)
 static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, unsigned flags, size_t n)
 {
     tld_t *t = &tls_tld;
+    if (unlikely(n >= 1024))
+        return heap_alloc_generic(h, flags, n, 16);
     theap_t *th = theap_lookup_fast(t, h);
-    if (unlikely(th == NULL) || unlikely(n >= 1024))
+    if (unlikely(th == NULL))
         return heap_alloc_generic(h, flags, n, 16);
     unsigned c = cls_small[(n + 16) >> 4];
     if (unlikely(enter_fast(t, h)))
@@ -1226,7 +1229,9 @@ static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, un
     __builtin_prefetch(next, 1, 3);
     pg->used++;
     abm_take(pg, block_index(pg, b));
-    trailer_set(b, pg->bsize, n);
+    /* n < 1024 here, so the class is less than 255 bytes wider than n: the one-byte
+     * form of trailer_set */
+    ((uint8_t *)b)[pg->bsize - 1] = (uint8_t)(pg->bsize - n);
     leave(t);
     if (unlikely(flags & HEAP_ZERO_MEMORY))
         return zero_block(b, n);   /* tail call: no frame here */
@@ -1259,8 +1264,9 @@ static theap_t *shared_theap(heap_t *h)   /* stw_mtx held */
     return h->shared;
 }
 
-/* Any size, any alignment, fixed heaps, first call of a thread. */
-static void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align)
+/* Any size, any alignment, fixed heaps, first call of a thread. Never inlined: the
+ * fast path that falls back to it then needs no stack frame. */
+static __attribute__((noinline)) void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align)
 {
     tld_t *t = tld_get();
     if (!h || h->magic != HEAP_MAGIC)
@@ -1399,14 +1405,16 @@ static __attribute__((noinline)) int free_local_slow_leave(tld_t *t, theap_t *th
 static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    if (unlikely(a >> SEGMAP_BITS))
+    uintptr_t sn = a >> SEG_SHIFT;
+    /* NULL (segment 0 is never ours) and addresses beyond the map take the slow path */
+    if (unlikely(sn - 1 >= ((uintptr_t)1 << (SEGMAP_BITS - SEG_SHIFT)) - 1))
         return heap_free_impl(h, p);
     _Atomic unsigned char *sm = segmap;
-    if (unlikely(!sm) || unlikely(LD(sm[a >> SEG_SHIFT]) != SEG_NORMAL))
+    if (unlikely(!sm) || unlikely(LD(sm[sn]) != SEG_NORMAL))
         return heap_free_impl(h, p);
     seg_t *s = (seg_t *)(a & ~(uintptr_t)SEG_MASK);
     tld_t *t = &tls_tld;
-    if (unlikely(LD(s->owner_tid) != tld_token(t)) || unlikely(s->heap != h))
+    if (unlikely(LD(s->owner_tid) != t->self) || unlikely(s->heap != h))
         return heap_free_impl(h, p);
     if (unlikely(enter_fast(t, h)))
         return heap_free_impl(h, p);
@@ -1414,7 +1422,10 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     page_t *pg = &seg_pages(s)[f];
     uint32_t off = (uint32_t)(a - (uintptr_t)pg->start);
     uint32_t i = block_index(pg, p);
-    if (unlikely(f == 0) || unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
+    /* f == 0 (a free slice, or slice 0) selects descriptor 0, which describes slice 0
+     * (the metadata) and is never set up: its capacity stays 0, so the capacity check
+     * rejects it */
+    if (unlikely(i * pg->bsize != off) || unlikely(i >= pg->capacity))
         goto slow;
     _Atomic uint64_t *w = &pg->bm[2 * (i >> 6)];
     uint64_t bit = 1ull << (i & 63);
@@ -1435,6 +1446,8 @@ slow:
 
 static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
 {
+    if (!p)
+        return 1;   /* HeapFree(h, 0, NULL) succeeds, whatever h is (as before) */
     /* the fast path only took p when its segment belongs to h: a bad handle lands here */
     if (unlikely(!h) || unlikely(h->magic != HEAP_MAGIC))
         return fail_invalid_handle();
@@ -1610,9 +1623,7 @@ NSPA_EXPORT void *nspa_heap_alloc_aligned(nspa_heap_t *h, unsigned int flags, si
 
 NSPA_EXPORT int nspa_heap_free(nspa_heap_t *h, unsigned int flags, void *p)
 {
-    if (!p)
-        return 1;
-    return heap_free_fast(H(h), p);   /* checks the handle off its fast path */
+    return heap_free_fast(H(h), p);   /* NULL: TRUE, on the slow path */   /* checks the handle off its fast path */
 }
 
 static size_t block_size_of(heap_t *h, const void *p, int *kind, uint32_t *bsize)
@@ -2141,9 +2152,7 @@ NSPA_EXPORT BOOL WINAPI HeapDestroy(HANDLE h) { return nspa_heap_destroy(h); }
 NSPA_EXPORT LPVOID WINAPI HeapAlloc(HANDLE h, DWORD f, SIZE_T n) { return heap_alloc_impl(h, f, n); }
 NSPA_EXPORT BOOL WINAPI HeapFree(HANDLE h, DWORD f, LPVOID p)
 {
-    if (!p)
-        return TRUE;
-    return heap_free_fast(h, p);   /* checks the handle off its fast path */
+    return heap_free_fast(h, p);   /* checks the handle off its fast path; NULL: TRUE */
 }
 NSPA_EXPORT LPVOID WINAPI HeapReAlloc(HANDLE h, DWORD f, LPVOID p, SIZE_T n)
 { return nspa_heap_realloc(h, f, p, n); }

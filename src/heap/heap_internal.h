@@ -164,6 +164,8 @@ typedef struct heap {
 typedef struct tld {
     _Atomic(heap_t *) busy;       /* heap this thread is operating on */
     theap_t          *proc;       /* theap of the process heap */
+    uintptr_t         self;       /* its token (its address) once registered, 2 before:
+                                     the free fast path compares it with owner_tid */
     struct { heap_t *heap; uint64_t serial; theap_t *th; } map[TMAP];
     unsigned          map_next;
     int               inited;
