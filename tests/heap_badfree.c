@@ -91,6 +91,30 @@ int main(void)
     CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
     CHECK(HeapValidate(h, 0, keep[0]));
     CHECK(HeapAlloc(NULL, 0, 10) == NULL);
+    /* garbage handles (unmapped, misaligned, inside a heap, a stack address) are
+     * rejected by address, without a read through them: no call may fault */
+    int on_stack = 0;
+    HANDLE junk[] = { (HANDLE)(uintptr_t)0x1234, (HANDLE)(uintptr_t)0xdead0000beefull,
+                      (HANDLE)((char *)h + 8), (HANDLE)&on_stack, (HANDLE)fake_heap };
+    for (unsigned j = 0; j < sizeof junk / sizeof junk[0]; j++) {
+        HANDLE g = junk[j];
+        PROCESS_HEAP_ENTRY we = { 0 };
+        SetLastError(0);
+        CHECK(HeapAlloc(g, 0, 10) == NULL);
+        CHECK(HeapAlloc(g, HEAP_ZERO_MEMORY, 5000) == NULL);
+        CHECK(!HeapFree(g, 0, keep[0]));
+        CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+        CHECK(HeapReAlloc(g, 0, keep[0], 20) == NULL);
+        CHECK(HeapSize(g, 0, keep[0]) == (SIZE_T)-1);
+        CHECK(!HeapValidate(g, 0, NULL));
+        CHECK(!HeapLock(g));
+        CHECK(!HeapUnlock(g));
+        CHECK(!HeapWalk(g, &we));
+        CHECK(HeapCompact(g, 0) == 0);
+        CHECK(!HeapDestroy(g));
+        CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+    }
+    CHECK(HeapValidate(h, 0, keep[0]));
 
     /* large block double free */
     void *L = HeapAlloc(h, 0, 1 << 20);

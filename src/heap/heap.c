@@ -68,6 +68,26 @@ static tld_t *g_tlds;
 static heap_t *g_heaps;
 static heap_t *g_heap_pool;
 static heap_t proc_heap;
+
+/* Heap structures are carved from one reserved area and never unmapped (a destroyed one
+ * is recycled with a new serial), so a handle is checked by address before anything
+ * is read through it: a garbage handle gets ERROR_INVALID_HANDLE, never a fault. */
+#define HEAP_STRIDE    ((sizeof(heap_t) + 63) & ~(size_t)63)
+#define HEAP_AREA_MAX  65536u                 /* heaps alive at once, at the most */
+static _Atomic uintptr_t g_heap_area;          /* base, 0 until the first HeapCreate */
+static _Atomic unsigned  g_heap_carved;        /* structures handed out so far */
+
+static inline int heap_ok(const heap_t *h)
+{
+    if (likely(h == &proc_heap))
+        return 1;
+    uintptr_t a = (uintptr_t)h;
+    uintptr_t base = atomic_load_explicit(&g_heap_area, memory_order_acquire);
+    if (!base || a < base || (a - base) % HEAP_STRIDE ||
+        (a - base) / HEAP_STRIDE >= atomic_load_explicit(&g_heap_carved, memory_order_acquire))
+        return 0;
+    return h->magic == HEAP_MAGIC;
+}
 static nspa_heap_exception_fn g_exc_handler;
 
 static __thread tld_t tls_tld __attribute__((tls_model("initial-exec"))) = { .self = 2 };
@@ -135,7 +155,7 @@ static void classes_init(void)
 
 static void bad_free(heap_t *h, const void *p)
 {
-    if (h && h->magic == HEAP_MAGIC)
+    if (heap_ok(h))
         atomic_fetch_add_explicit(&h->bad_frees, 1, memory_order_relaxed);
     if (terminate_on_corruption) {
         fprintf(stderr, "nspa heap: invalid or double free of %p (STATUS_HEAP_CORRUPTION)\n", p);
@@ -886,7 +906,7 @@ static void tld_init(tld_t *t)
 
 static theap_t *theap_get_slow(tld_t *t, heap_t *h)
 {
-    if (h->magic != HEAP_MAGIC)
+    if (!heap_ok(h))
         return NULL;
     if (h == &proc_heap) {
         if (!t->proc)
@@ -912,16 +932,6 @@ static theap_t *theap_get_slow(tld_t *t, heap_t *h)
     return th;
 }
 
-static inline theap_t *theap_get(tld_t *t, heap_t *h)
-{
-    if (likely(h == &proc_heap) && likely(t->proc != NULL))
-        return t->proc;
-    uint64_t serial = LD(h->serial);
-    for (unsigned i = 0; i < TMAP; i++)
-        if (t->map[i].heap == h && t->map[i].serial == serial)
-            return t->map[i].th;
-    return theap_get_slow(t, h);
-}
 
 /* ---------------------------------------------------------------------------------- */
 /* init, fork                                                                         */
@@ -1196,13 +1206,26 @@ static inline theap_t *theap_lookup_fast(tld_t *t, heap_t *h)
 {
     if (likely(h == &proc_heap))
         return t->proc;
+    /* compare addresses first: h is read only once it is known to be a heap (a garbage
+     * handle goes to the generic path, which rejects it) */
     if (unlikely(!h))
-        return NULL;       /* the generic path rejects it */
-    uint64_t serial = LD(h->serial);
-    for (unsigned i = 0; i < TMAP; i++)
-        if (t->map[i].heap == h && t->map[i].serial == serial)
-            return t->map[i].th;
+        return NULL;       /* (empty map slots hold NULL) */
+    uint64_t serial = 0;
+    for (unsigned i = 0; i < TMAP; i++) {
+        if (t->map[i].heap == h) {
+            if (!serial)
+                serial = LD(h->serial);
+            if (t->map[i].serial == serial)
+                return t->map[i].th;
+        }
+    }
     return NULL;
+}
+
+static inline theap_t *theap_get(tld_t *t, heap_t *h)
+{
+    theap_t *th = theap_lookup_fast(t, h);
+    return likely(th != NULL) ? th : theap_get_slow(t, h);
 }
 
 /* Fast path: a thread with a theap for h (fixed heaps never get one in the map), a
@@ -1269,7 +1292,7 @@ static theap_t *shared_theap(heap_t *h)   /* stw_mtx held */
 static __attribute__((noinline)) void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align)
 {
     tld_t *t = tld_get();
-    if (!h || h->magic != HEAP_MAGIC)
+    if (!heap_ok(h))
         return NULL;
     if (h->maximum && (n >= FIXED_MAX_BLOCK || n >= h->maximum))
         return alloc_failed(h, flags);
@@ -1449,7 +1472,7 @@ static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
     if (!p)
         return 1;   /* HeapFree(h, 0, NULL) succeeds, whatever h is (as before) */
     /* the fast path only took p when its segment belongs to h: a bad handle lands here */
-    if (unlikely(!h) || unlikely(h->magic != HEAP_MAGIC))
+    if (unlikely(!heap_ok(h)))
         return fail_invalid_handle();
     /* Find the block from the segment's lines and the class tables only: mostly this
      * is another thread's free, and the page descriptor's first line is written by the
@@ -1529,9 +1552,26 @@ NSPA_EXPORT nspa_heap_t *nspa_heap_create(unsigned int flags, size_t initial, si
         g_heap_pool = h->list_next;
     pthread_mutex_unlock(&g_lock);
     if (!h) {
-        h = mmap(NULL, (sizeof(heap_t) + 4095) & ~(size_t)4095, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (h == MAP_FAILED) {
+        /* carve a new structure (under g_lock: the area is reserved once, NORESERVE) */
+        pthread_mutex_lock(&g_lock);
+        uintptr_t base = atomic_load_explicit(&g_heap_area, memory_order_relaxed);
+        if (!base) {
+            void *m = mmap(NULL, HEAP_STRIDE * HEAP_AREA_MAX, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (m != MAP_FAILED) {
+                base = (uintptr_t)m;
+                atomic_store_explicit(&g_heap_area, base, memory_order_release);
+            }
+        }
+        unsigned n = atomic_load_explicit(&g_heap_carved, memory_order_relaxed);
+        if (base && n < HEAP_AREA_MAX) {
+            h = (heap_t *)(base + (uintptr_t)n * HEAP_STRIDE);
+            /* published before it is initialised: heap_ok still wants the magic, which
+             * is stored last (below) */
+            atomic_store_explicit(&g_heap_carved, n + 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&g_lock);
+        if (!h) {
             SetLastError(ERROR_NOT_ENOUGH_MEMORY);
             return NULL;
         }
@@ -1560,7 +1600,7 @@ NSPA_EXPORT int nspa_heap_destroy(nspa_heap_t *hh)
     heap_t *h = H(hh);
     global_init();
     tld_t *t = tld_get();
-    if (!h || h->magic != HEAP_MAGIC) {
+    if (!heap_ok(h)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
@@ -1650,7 +1690,7 @@ NSPA_EXPORT size_t nspa_heap_size(nspa_heap_t *hh, unsigned int flags, const voi
     heap_t *h = H(hh);
     int kind;
     uint32_t bsize;
-    if (!h || h->magic != HEAP_MAGIC || !p)
+    if (!heap_ok(h) || !p)
         return (size_t)-1;
     return block_size_of(h, p, &kind, &bsize);
 }
@@ -1671,7 +1711,7 @@ NSPA_EXPORT size_t nspa_heap_usable_size(const void *p)
 NSPA_EXPORT void *nspa_heap_realloc(nspa_heap_t *hh, unsigned int flags, void *p, size_t n)
 {
     heap_t *h = H(hh);
-    if (!h || h->magic != HEAP_MAGIC) {
+    if (!heap_ok(h)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return NULL;
     }
@@ -1825,7 +1865,7 @@ static int heap_check_all(heap_t *h)
 NSPA_EXPORT int nspa_heap_validate(nspa_heap_t *hh, unsigned int flags, const void *p)
 {
     heap_t *h = H(hh);
-    if (!h || h->magic != HEAP_MAGIC)
+    if (!heap_ok(h))
         return 0;
     tld_t *t = tld_get();
     heap_lock_impl(t, h);
@@ -1843,7 +1883,7 @@ NSPA_EXPORT int nspa_heap_validate(nspa_heap_t *hh, unsigned int flags, const vo
 NSPA_EXPORT int nspa_heap_lock(nspa_heap_t *hh)
 {
     heap_t *h = H(hh);
-    if (!h || h->magic != HEAP_MAGIC) {
+    if (!heap_ok(h)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
@@ -1854,7 +1894,7 @@ NSPA_EXPORT int nspa_heap_lock(nspa_heap_t *hh)
 NSPA_EXPORT int nspa_heap_unlock(nspa_heap_t *hh)
 {
     heap_t *h = H(hh);
-    if (!h || h->magic != HEAP_MAGIC) {
+    if (!heap_ok(h)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
@@ -1972,7 +2012,7 @@ static int walk_step(heap_t *h, struct nspa_heap_entry *e)
 NSPA_EXPORT int nspa_heap_walk(nspa_heap_t *hh, struct nspa_heap_entry *e)
 {
     heap_t *h = H(hh);
-    if (!h || h->magic != HEAP_MAGIC) {
+    if (!heap_ok(h)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
@@ -2026,7 +2066,7 @@ static size_t heap_compact_locked(heap_t *h)
 NSPA_EXPORT size_t nspa_heap_compact(nspa_heap_t *hh, unsigned int flags)
 {
     heap_t *h = H(hh);
-    if (!h || h->magic != HEAP_MAGIC) {
+    if (!heap_ok(h)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
@@ -2047,7 +2087,7 @@ NSPA_EXPORT int nspa_heap_set_information(nspa_heap_t *hh, int cls, const void *
         terminate_on_corruption = 1;
         return 1;
     }
-    if (!h || h->magic != HEAP_MAGIC) {
+    if (!heap_ok(h)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
@@ -2075,7 +2115,7 @@ NSPA_EXPORT int nspa_heap_query_information(nspa_heap_t *hh, int cls, void *info
                                             size_t *ret_len)
 {
     heap_t *h = H(hh);
-    if (!h || h->magic != HEAP_MAGIC) {
+    if (!heap_ok(h)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
@@ -2097,7 +2137,7 @@ NSPA_EXPORT int nspa_heap_query_information(nspa_heap_t *hh, int cls, void *info
 NSPA_EXPORT int nspa_heap_stats(nspa_heap_t *hh, struct nspa_heap_stats *st)
 {
     heap_t *h = H(hh);
-    if (!h || h->magic != HEAP_MAGIC || !st) {
+    if (!heap_ok(h) || !st) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
