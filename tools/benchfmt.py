@@ -130,7 +130,10 @@ def main():
                 lines.append(f"| {r['name']} | {r['impl']} / {r['peer']} | n/a | | not measured in this run |")
                 continue
             rv = r["ratio"]
-            if r["better"] == "lower":
+            unit = r.get("unit", "")
+            if r["better"] == "lower" and ("B" in unit or "byte" in unit):
+                mean = f"{r['impl']} uses {rv:.3g}x the memory of {r['peer']}"
+            elif r["better"] == "lower":
                 mean = f"{r['impl']} takes {rv:.3g}x the time of {r['peer']}"
             else:
                 mean = f"{r['impl']} does {rv:.3g}x the work of {r['peer']}"
