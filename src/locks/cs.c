@@ -8,6 +8,7 @@
 #include "nspa/sync.h"
 #include "locks/cs_impl.h"
 #include "locks/locks_internal.h"
+#include "sched/sched_internal.h"
 
 _Static_assert(sizeof(nspa_cs_t) == sizeof(RTL_CRITICAL_SECTION), "cs size");
 _Static_assert(offsetof(nspa_cs_t, lock_count) == offsetof(RTL_CRITICAL_SECTION, LockCount), "cs");
@@ -64,22 +65,15 @@ NSPA_HIDDEN int32_t *nspa_cs_registry_word(unsigned id)
 /* The scheduling priority of thread `tid` as the PI decision needs it: 1..99 for
  * SCHED_FIFO/RR, 100 for SCHED_DEADLINE (above every RT priority), 0 for the rest.
  * -1 if the thread cannot be asked (gone): the caller then lets the kernel decide. */
-struct cs_sched_attr {
-    uint32_t size, policy;
-    uint64_t flags;
-    int32_t nice;
-    uint32_t prio;
-    uint64_t runtime, deadline, period;
-};
 static int thread_prio(uint32_t tid)
 {
-    struct cs_sched_attr a;
-    if (syscall(SYS_sched_getattr, (pid_t)tid, &a, sizeof a, 0) != 0)
+    struct nspa_sched_attr a;
+    if (nspa_sched_getattr(tid, &a) != 0)
         return -1;
-    switch (a.policy & ~(uint32_t)SCHED_RESET_ON_FORK) {
+    switch (a.sched_policy & ~(uint32_t)SCHED_RESET_ON_FORK) {
     case SCHED_FIFO:
     case SCHED_RR:
-        return a.prio ? (int)a.prio : 1;
+        return a.sched_priority ? (int)a.sched_priority : 1;
     case 6: /* SCHED_DEADLINE */
         return 100;
     default:
@@ -139,15 +133,16 @@ static long gate_recheck_ns(void)
  * it runs at 10-16M every time. The time is bounded, like the NT mutex's 20 us before a
  * boost, and much shorter than it (docs/locks.md). */
 #define CS_RT_SPIN_NS 2000
-static int rt_spin_ok(void)
+static int cached_nprocs(void);
+static int rt_spin_ok(void) { return cached_nprocs() > 1; }
+
+/* One attempt at a free PI word (a plain load first, so a held word is not written). */
+static inline int pi_try_take(_Atomic int32_t *w, uint32_t tid)
 {
-    static _Atomic int cached = -1;
-    int v = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (v < 0) {
-        v = get_nprocs() > 1;
-        atomic_store_explicit(&cached, v, memory_order_relaxed);
-    }
-    return v;
+    int32_t exp = atomic_load_explicit(w, memory_order_relaxed);
+    return exp == 0 && atomic_compare_exchange_weak_explicit(w, &exp, (int32_t)tid,
+                                                             memory_order_acquire,
+                                                             memory_order_relaxed);
 }
 
 static int cs_rt_spin(_Atomic int32_t *w, uint32_t tid)
@@ -155,10 +150,7 @@ static int cs_rt_spin(_Atomic int32_t *w, uint32_t tid)
     uint64_t end = nspa_time_ns() + CS_RT_SPIN_NS;
     for (;;) {
         for (int i = 0; i < 32; i++) {
-            int32_t exp = atomic_load_explicit(w, memory_order_relaxed);
-            if (exp == 0 && atomic_compare_exchange_weak_explicit(w, &exp, (int32_t)tid,
-                                                                  memory_order_acquire,
-                                                                  memory_order_relaxed))
+            if (pi_try_take(w, tid))
                 return 1;
             nspa_cpu_relax();
         }
@@ -177,10 +169,7 @@ static void cs_enter_slow_pi(nspa_cs_t *cs, uint32_t tid, unsigned spin, int spi
     _Atomic int32_t *w = cs_word(cs);
     _Atomic uint32_t *g = cs_gate(cs);
     for (unsigned i = 0; i < spin; i++) {
-        int32_t exp = atomic_load_explicit(w, memory_order_relaxed);
-        if (exp == 0 && atomic_compare_exchange_weak_explicit(w, &exp, (int32_t)tid,
-                                                              memory_order_acquire,
-                                                              memory_order_relaxed))
+        if (pi_try_take(w, tid))
             return;
         nspa_cpu_relax();
     }
@@ -288,7 +277,7 @@ owned:
     cs_set_owned(cs, tid);
 }
 
-static uintptr_t default_spin(void)
+static int cached_nprocs(void)
 {
     static _Atomic int nprocs_cache;
     int nprocs = atomic_load_explicit(&nprocs_cache, memory_order_relaxed);
@@ -296,7 +285,12 @@ static uintptr_t default_spin(void)
         nprocs = get_nprocs();
         atomic_store_explicit(&nprocs_cache, nprocs, memory_order_relaxed);
     }
-    return nprocs > 1 ? (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_DEFAULT_SPIN) : 0;
+    return nprocs;
+}
+
+static uintptr_t default_spin(void)
+{
+    return cached_nprocs() > 1 ? (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_DEFAULT_SPIN) : 0;
 }
 
 NSPA_HIDDEN int nspa_cs_do_init(nspa_cs_t *cs, uint32_t spin, uint32_t flags, int ex)

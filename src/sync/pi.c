@@ -32,14 +32,6 @@
 
 #define PI_MAX_DEPTH 64
 
-struct sched_attr_pi {
-    uint32_t size, sched_policy;
-    uint64_t sched_flags;
-    int32_t sched_nice;
-    uint32_t sched_priority;
-    uint64_t sched_runtime, sched_deadline, sched_period;
-};
-
 static int pi_state = -1;
 
 /* NSPA_PI=0 switches priority inheritance off: the experiment of docs/rt.md. */
@@ -54,22 +46,18 @@ NSPA_HIDDEN int pi_enabled(void)
     return s;
 }
 
-static uint32_t attr_key(const struct sched_attr_pi *a)
+static uint32_t attr_key(const struct nspa_sched_attr *a)
 {
     if (a->sched_policy == SCHED_FIFO || a->sched_policy == SCHED_RR)
         return 100 + a->sched_priority;
     return 0;
 }
 
-static int get_attr(uint32_t tid, struct sched_attr_pi *a)
-{
-    memset(a, 0, sizeof(*a));
-    return (int)syscall(SYS_sched_getattr, (pid_t)tid, a, sizeof(*a), 0);
-}
+static int get_attr(uint32_t tid, struct nspa_sched_attr *a) { return nspa_sched_getattr(tid, a); }
 
-static int set_attr(uint32_t tid, const struct sched_attr_pi *a)
+static int set_attr(uint32_t tid, const struct nspa_sched_attr *a)
 {
-    struct sched_attr_pi b = *a;
+    struct nspa_sched_attr b = *a;
     b.size = sizeof(b);
     int r = (int)syscall(SYS_sched_setattr, (pid_t)tid, &b, 0);
     if (r && errno == EPERM) rt_note_denied();
@@ -83,10 +71,10 @@ static int set_attr(uint32_t tid, const struct sched_attr_pi *a)
  * after the wakes, still under the lock (so a later section's boost cannot be undone
  * by a stale restore). */
 #define PI_DEFER_MAX 16
-static __thread struct { uint32_t tid; struct sched_attr_pi a; } pi_deferred[PI_DEFER_MAX];
+static __thread struct { uint32_t tid; struct nspa_sched_attr a; } pi_deferred[PI_DEFER_MAX];
 static __thread int pi_ndeferred;
 
-static void set_attr_lower(uint32_t tid, const struct sched_attr_pi *a)
+static void set_attr_lower(uint32_t tid, const struct nspa_sched_attr *a)
 {
     for (int i = 0; i < pi_ndeferred; i++)
         if (pi_deferred[i].tid == tid) { pi_deferred[i].a = *a; return; }
@@ -152,7 +140,7 @@ NSPA_HIDDEN void pi_update_thread(struct ns *ns, uint32_t slot, int depth)
     uint32_t old_eff = pi_eff_key(t);
     if (want && !t->boost) {
         /* first boost: learn the thread's own setting */
-        struct sched_attr_pi a;
+        struct nspa_sched_attr a;
         if (get_attr(t->tid, &a) != 0) return;
         uint32_t own = attr_key(&a);
         if (own >= want) return;
@@ -164,7 +152,7 @@ NSPA_HIDDEN void pi_update_thread(struct ns *ns, uint32_t slot, int depth)
     }
     if (want && want > t->base_key) {
         if (t->boost != want) {
-            struct sched_attr_pi a = { .sched_policy = SCHED_FIFO, .sched_priority = want - 100 };
+            struct nspa_sched_attr a = { .sched_policy = SCHED_FIFO, .sched_priority = want - 100 };
             if (want > t->boost) {
                 cancel_deferred(t->tid);
                 if (set_attr(t->tid, &a) == 0) jset32(ns, &t->boost, want);
@@ -174,7 +162,7 @@ NSPA_HIDDEN void pi_update_thread(struct ns *ns, uint32_t slot, int depth)
             }
         }
     } else if (t->boost) {
-        struct sched_attr_pi a = { .sched_policy = (uint32_t)t->base_policy,
+        struct nspa_sched_attr a = { .sched_policy = (uint32_t)t->base_policy,
                                    .sched_priority = (uint32_t)t->base_prio,
                                    .sched_nice = t->base_nice,
                                    .sched_flags = t->base_flags };
@@ -268,7 +256,7 @@ NSPA_EXPORT int nspa_thread_set_sched(uint32_t tid, int policy, int prio, int ni
     uint32_t me = self()->tid;   /* registers the caller: before the lock */
     struct ns *ns = nspa_ns;
     if (!tid) tid = me;
-    struct sched_attr_pi a = { .sched_policy = (uint32_t)policy, .sched_priority = (uint32_t)prio,
+    struct nspa_sched_attr a = { .sched_policy = (uint32_t)policy, .sched_priority = (uint32_t)prio,
                                .sched_nice = nice };
     ns_lock(ns);
     uint32_t slot = ns_tid_slot(ns, tid);
@@ -281,7 +269,7 @@ NSPA_EXPORT int nspa_thread_set_sched(uint32_t tid, int policy, int prio, int ni
             else jset32(ns, &t->boost, 0);
         } else {
             /* check it is allowed at all: the caller must learn EPERM now */
-            struct sched_attr_pi cur;
+            struct nspa_sched_attr cur;
             if (get_attr(tid, &cur) != 0) r = -errno;
         }
         if (!r) {

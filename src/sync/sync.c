@@ -889,17 +889,6 @@ struct futex_waitv_ {
 #define FUTEX2_SIZE_U32_ 0x02
 #define FUTEX2_PRIVATE_ 128
 
-/* The scheduling key of the calling thread: real-time priority above every
- * SCHED_OTHER thread. Read when the thread is about to block (the path sleeps anyway). */
-struct sched_attr_ {
-    uint32_t size, sched_policy;
-    uint64_t sched_flags;
-    int32_t sched_nice;
-    uint32_t sched_priority;
-    uint64_t sched_runtime, sched_deadline, sched_period;
-    uint32_t util_min, util_max;
-};
-
 /* The calling thread's key: 100 + its real-time priority, or 0. It is read from the
  * kernel at most every 50 ms (one thread-local cache shared with the locks, nspa/rt.h);
  * NSPA's own priority calls and nspa_thread_rt_refresh() update it at once, a change
