@@ -4,6 +4,7 @@
  * (which replaces malloc). */
 #include <windows.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ static HANDLE ph;
 struct w { int finished; void **slots; uint32_t *recent; pthread_mutex_t m; void **in; size_t nin, cap; uint64_t rng; int id; };
 static struct w W[THREADS];
 static pthread_barrier_t bar;
+static _Atomic int running;   /* workers still in their loops */
 
 static inline void *A(size_t n) { return use_nspa ? HeapAlloc(ph, 0, n) : malloc(n); }
 static inline void F(void *p) { if (use_nspa) HeapFree(ph, 0, p); else free(p); }
@@ -76,6 +78,14 @@ static void *run(void *arg)
     pthread_mutex_lock(&w->m);
     w->finished = 1;
     pthread_mutex_unlock(&w->m);
+    /* keep freeing what the other hands us until it is done too, as the bench does
+     * (else a finished worker's inbox grows with every remaining loop of the other) */
+    atomic_fetch_sub(&running, 1);
+    while (atomic_load(&running) > 0) {
+        drain(w);
+        sched_yield();
+    }
+    drain(w);
     return NULL;
 }
 
@@ -91,6 +101,7 @@ static long child_rss(int nspa)
             W[i].slots = calloc(SLOTS, sizeof(void *)); W[i].recent = calloc(OPS, 4);
             pthread_mutex_init(&W[i].m, NULL);
         }
+        atomic_store(&running, THREADS);
         pthread_t t[THREADS];
         for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, run, &W[i]);
         for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
