@@ -20,6 +20,19 @@ static void *remote_double(void *arg)
     return NULL;
 }
 
+/* each of ps[0..n) is no block of heap hp: the free fails with ERROR_INVALID_PARAMETER,
+ * HeapValidate and HeapSize see no block */
+static void check_rejected(HANDLE hp, void *const *ps, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        SetLastError(0);
+        CHECK(!HeapFree(hp, 0, ps[i]));
+        CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
+        CHECK(!HeapValidate(hp, 0, ps[i]));
+        CHECK_EQ(HeapSize(hp, 0, ps[i]), (SIZE_T)-1);
+    }
+}
+
 int main(void)
 {
     h = HeapCreate(0, 0, 0);
@@ -50,13 +63,7 @@ int main(void)
     void *theirs = HeapAlloc(other, 0, 48);
     void *foreign[] = {libc, &stackvar, staticbuf, inner, theirs, (void *)(uintptr_t)0x10,
                        (void *)(uintptr_t)0x7ff0deadbee0};
-    for (unsigned i = 0; i < sizeof foreign / sizeof *foreign; i++) {
-        SetLastError(0);
-        CHECK(!HeapFree(h, 0, foreign[i]));
-        CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
-        CHECK(!HeapValidate(h, 0, foreign[i]));
-        CHECK_EQ(HeapSize(h, 0, foreign[i]), (SIZE_T)-1);
-    }
+    check_rejected(h, foreign, sizeof foreign / sizeof *foreign);
     /* pointers the free fast path screens out by arithmetic alone: NULL (TRUE, whatever
      * the handle), an address beyond the segment map, and addresses in this heap's own
      * segment that are no block: its metadata slice (slice 0: page descriptor 0, never
@@ -68,13 +75,7 @@ int main(void)
     void *inseg[] = {(void *)segbase, (void *)(segbase + 256), (void *)(segbase + 4096),
                      (void *)(segbase + 30 * 65536), (void *)(segbase + 31 * 65536 + 48),
                      (void *)(uintptr_t)0xffff800000001000ull, (void *)(uintptr_t)(1ull << 47)};
-    for (unsigned i = 0; i < sizeof inseg / sizeof *inseg; i++) {
-        SetLastError(0);
-        CHECK(!HeapFree(h, 0, inseg[i]));
-        CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
-        CHECK(!HeapValidate(h, 0, inseg[i]));
-        CHECK_EQ(HeapSize(h, 0, inseg[i]), (SIZE_T)-1);
-    }
+    check_rejected(h, inseg, sizeof inseg / sizeof *inseg);
     CHECK(HeapValidate(h, 0, NULL));
     CHECK(HeapValidate(other, 0, theirs));       /* untouched by the rejected free */
     CHECK(HeapFree(other, 0, theirs));

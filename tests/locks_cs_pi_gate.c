@@ -158,6 +158,14 @@ static void *t4_s0(void *arg)
 
 static pthread_t t[4];
 
+/* thread k has published its tid and sleeps (in the kernel, on the gate or the PI word) */
+static void wait_tid_sleeping(int k)
+{
+    while (!tid_of[k])
+        lu_sleep_ms(1);
+    CHECK(lu_wait_sleeping(tid_of[k]));
+}
+
 static void case1(void)
 {
     stage = 0;
@@ -176,9 +184,7 @@ static void case2(void)
     REQUIRE(lu_thread(&t[0], t2_owner, NULL, 40, -1) == 0);
     wait_stage(1);
     REQUIRE(lu_thread(&t[1], t2_waiter, NULL, 40, -1) == 0);
-    while (!tid_of[1])
-        lu_sleep_ms(1);
-    CHECK(lu_wait_sleeping(tid_of[1]));
+    wait_tid_sleeping(1);
     stage = 2;
     pthread_join(t[0], NULL);
     pthread_join(t[1], NULL);
@@ -197,9 +203,7 @@ static void case3(void)
     REQUIRE(lu_thread(&t[0], t3_high_owner, NULL, 70, 0) == 0);
     wait_stage(1);
     REQUIRE(lu_thread(&t[1], t3_sleeper, NULL, 60, 0) == 0);
-    while (!tid_of[1])
-        lu_sleep_ms(1);
-    CHECK(lu_wait_sleeping(tid_of[1]));
+    wait_tid_sleeping(1);
     REQUIRE(lu_thread(&t[2], t3_low_taker, NULL, 0, 1) == 0);
     pthread_join(t[0], NULL);
     pthread_join(t[1], NULL);
@@ -215,9 +219,7 @@ static void case4(void)
     wait_stage(1);
     REQUIRE(lu_thread(&t[1], t4_s0, NULL, 0, -1) == 0);
     wait_stage(2);
-    while (!tid_of[0])
-        lu_sleep_ms(1);
-    CHECK(lu_wait_sleeping(tid_of[0]));
+    wait_tid_sleeping(0);
     REQUIRE(lu_thread(&t[2], t1_waiter, NULL, 60, -1) == 0);
     stage = 3;
     pthread_join(t[0], NULL);
