@@ -86,8 +86,14 @@ struct nspa_wait_args {
  * prefix), and a program may choose one with nspa_set_namespace() before its first
  * NSPA call. Names are [A-Za-z0-9._-]{1,64}.
  *
- * Unnamed objects are reachable only through the creating process's handles; they are
- * kept in the same region (see docs/sync.md).
+ * Unnamed objects are reachable only through the creating process's handles (and its
+ * fork children's copies of them); they live in the process's own memory and work
+ * whatever happens to the namespace region (see docs/sync.md).
+ *
+ * Named calls fail with -EACCES when the namespace cannot be had safely (its file or
+ * directory belongs to someone else, is a symlink, or is readable by others), and with
+ * -EMFILE when the namespace has no free process slot; -ENOSPC when a table of the
+ * namespace (objects, names) is full or the calling thread has no namespace slot.
  */
 
 /*
@@ -119,7 +125,10 @@ const char *nspa_namespace_path(void);
  *   -EINVAL  semaphore count > max; mutex owner and count not both zero or both
  *            non-zero; event flags other than 0/1; a bad name;
  *   -EEXIST  the name exists with another object type (Win32: ERROR_INVALID_HANDLE);
- *   -ENOMEM  object, name or handle tables are full;
+ *   -ENOMEM  out of memory;
+ *   -EMFILE  the process's handle table is full;
+ *   -ENOSPC  the namespace's object or name table is full;
+ *   -EACCES  (named) the namespace cannot be had safely (see above);
  *   -EFAULT  args or out is NULL.
  */
 #define NSPA_EXISTED 1
@@ -139,7 +148,8 @@ int nspa_open(int type, const char *name, nspa_obj_t *out);
 /*
  * nspa_close - close a handle (close() of an ntsync object fd)
  *   The object lives on while another handle (in any process) or a wait refers to it.
- *   A thread waiting on it is not woken. Returns 0 or -EBADF.
+ *   A thread waiting on it is not woken. Returns 0, -EBADF, or -EPERM when the handle
+ *   is protected from close (NSPA_HANDLE_PROTECT).
  */
 int nspa_close(nspa_obj_t obj);
 
@@ -151,6 +161,18 @@ int nspa_dup(nspa_obj_t obj, nspa_obj_t *out);
 
 /* nspa_obj_type - the type of the object behind a handle, or -EBADF. */
 int nspa_obj_type(nspa_obj_t obj);
+
+/*
+ * nspa_handle_get_flags / nspa_handle_set_flags - a handle's flags (Win32
+ *   GetHandleInformation / SetHandleInformation): NSPA_HANDLE_INHERIT (the handle goes
+ *   to child processes, with the processes work) and NSPA_HANDLE_PROTECT (nspa_close
+ *   refuses it). set changes the bits in @mask to those of @flags.
+ *   Returns 0, -EBADF, -EFAULT, -EINVAL (unknown bits).
+ */
+#define NSPA_HANDLE_INHERIT 0x1
+#define NSPA_HANDLE_PROTECT 0x2
+int nspa_handle_get_flags(nspa_obj_t obj, uint32_t *flags);
+int nspa_handle_set_flags(nspa_obj_t obj, uint32_t mask, uint32_t flags);
 
 /* ---- Operations ------------------------------------------------------------------- */
 

@@ -11,7 +11,11 @@
 #include "nspa/rt.h"
 #include "nspa/sched.h"
 #include "sched/sched_internal.h"
-#include "sync/internal.h"
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+#include "nspa/sync.h"
 
 static uint32_t priority_class = NSPA_NORMAL_PRIORITY_CLASS;
 static int rt_denied, rt_memlocked, memlock_tried;
@@ -91,24 +95,54 @@ static void apply_band(uint32_t tid, int band)
     if (tid == nspa_thread_id()) nspa_thread_rt_refresh();
 }
 
-/* the NT priority of @tid as stored in its namespace slot */
+/* The NT priorities of this process's threads, by thread id. An entry carries the
+ * thread's start time, so that a thread id reused by a later thread does not inherit
+ * it. The priority code keeps this itself: it needs nothing of the sync core (no
+ * dependency cycle between src/sched and src/sync). */
+#define NT_PRIO_SLOTS 4096
+static struct { uint32_t tid; int prio; uint64_t start; } nt_prios[NT_PRIO_SLOTS];
+static pthread_mutex_t nt_prio_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t task_start_time(uint32_t tid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    int field = 2;               /* fields after ')' start at 3; starttime is 22 */
+    for (; p && *p && field < 22; p++)
+        if (*p == ' ') field++;
+    return p ? strtoull(p, NULL, 10) : 0;
+}
+
 static int nt_prio_access(uint32_t tid, int *get, const int *set)
 {
-    struct ns *ns = nspa_ns ? nspa_ns : ns_attach();
-    ns_lock(ns);
-    uint32_t slot = ns_tid_slot(ns, tid);
-    int r = -ESRCH;
-    if (slot < MAX_THREADS && ns->threads[slot].proc == ns->proc) {
-        struct ns_thread *t = &ns->threads[slot];
-        if (get) *get = t->nt_prio_set ? t->nt_prio : 0;
-        if (set) {
-            jset32(ns, (uint32_t *)&t->nt_prio, (uint32_t)*set);
-            jset32(ns, &t->nt_prio_set, 1);
-        }
-        r = 0;
+    uint64_t start = task_start_time(tid);
+    if (!start) return -ESRCH;                  /* not a thread of this process */
+    pthread_mutex_lock(&nt_prio_lock);
+    uint32_t h = (tid * 2654435761u) % NT_PRIO_SLOTS, i, free_i = UINT32_MAX;
+    for (i = 0; i < NT_PRIO_SLOTS; i++) {
+        uint32_t k = (h + i) % NT_PRIO_SLOTS;
+        if (nt_prios[k].tid == tid) break;
+        if (!nt_prios[k].tid && free_i == UINT32_MAX) free_i = k;
     }
-    ns_unlock(ns);
-    return r;
+    /* not found and no free slot: the home slot is reused (a table full of threads
+     * that have ended; a live thread evicted reads NORMAL) */
+    uint32_t k = i < NT_PRIO_SLOTS ? (h + i) % NT_PRIO_SLOTS : free_i != UINT32_MAX ? free_i : h;
+    int known = i < NT_PRIO_SLOTS && nt_prios[k].start == start;
+    if (get) *get = known ? nt_prios[k].prio : 0;
+    if (set) {
+        nt_prios[k].tid = tid;
+        nt_prios[k].prio = *set;
+        nt_prios[k].start = start;
+    }
+    pthread_mutex_unlock(&nt_prio_lock);
+    return 0;
 }
 
 NSPA_EXPORT int nspa_set_thread_priority(uint32_t tid, int p)

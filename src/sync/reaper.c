@@ -1,112 +1,112 @@
 /*
- * The reaper: one sleeping thread per process that owns shared mutexes. It watches,
+ * The reaper: one sleeping thread per process that owns named mutexes. It watches,
  * with futex_waitv, the liveness words of the threads of OTHER processes that wait on
  * mutexes owned by this process's threads. When such a waiter's process dies, the
- * kernel wakes the reaper (robust futex), which reclaims the dead thread's slot: its
- * wait is withdrawn, and the owner it boosted gets its own priority back at once
- * (instead of at the next event that happens to look at the dead thread).
+ * kernel wakes the reaper (robust futex), which reclaims the dead thread (its wait is
+ * withdrawn) and gives the owners it boosted their own priority back at once.
  *
- * Waiters in the same process need no watch: they cannot die without the owner.
- * The reaper starts on the first named mutex this process creates or opens (only named
- * or inherited mutexes can have waiters elsewhere) and after fork in a child that
- * inherited one. It holds no NSPA thread slot and takes the namespace lock only to
- * rebuild its watch list and to reclaim.
+ * Waiters in the same process need no watch: they cannot die without the owner. The
+ * reaper starts on the first named mutex this process creates or opens. It holds no
+ * thread record; it takes object locks one at a time to read queues.
  */
 #include <errno.h>
-#include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#include <linux/futex.h>
 #include "sync/internal.h"
 
 #define REAPER_WATCH 120
 
-struct fwv { uint64_t val, uaddr; uint32_t flags, reserved; };
-
 static pthread_mutex_t reaper_lock = PTHREAD_MUTEX_INITIALIZER;
 static int reaper_started;
+
+/* Collect the watch list. Returns how many words; *dead: one was dead already. */
+static uint32_t collect(struct ns *ns, struct nspa_futex_waitv *wv, struct thr **who, uint32_t *tids, int *dead)
+{
+    uint32_t n = 0;
+    uint32_t hwm = __atomic_load_n(&ns->hdr->thr_hwm, __ATOMIC_ACQUIRE);
+    for (uint32_t s = 0; s < hwm && n < REAPER_WATCH; s++) {
+        struct thr *t = &ns->threads[s];
+        if (!t->tid || t->proc != ns->proc) continue;
+        uint32_t no = atomic_load(&t->nowned);
+        if (no > OWNED_MAX) no = OWNED_MAX;
+        for (uint32_t i = 0; i < no && n < REAPER_WATCH; i++) {
+            uint64_t ref = atomic_load(&t->owned[i]);
+            if (!(ref & 1)) continue;                 /* named mutexes only */
+            struct sobj *o = R(ref);
+            if (!o || o->type != NSPA_TYPE_MUTEX) continue;
+            obj_lock(o);
+            for (uint64_t r = o->q_head; r && n < REAPER_WATCH; r = E(r)->next) {
+                struct thr *w = went_thr(E(r));
+                if (w->proc == ns->proc || !in_region(w)) continue;
+                int dup = 0;
+                for (uint32_t k = 0; k < n; k++) dup |= who[k] == w;
+                if (dup) continue;
+                _Atomic uint32_t *lw = nspa_robust_word(&w->alive);
+                uint32_t v = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
+                if (thr_is_dead_word(v)) *dead = 1;
+                who[n] = w;
+                tids[n] = w->tid;
+                nspa_waitv_set(&wv[n + 1], lw, v, 1);
+                n++;
+            }
+            obj_unlock(o);
+        }
+    }
+    return n;
+}
+
+static void reclaim(struct ns *ns, struct thr **who, const uint32_t *tids, uint32_t n)
+{
+    int any = 0;
+    for (uint32_t k = 0; k < n; k++) any |= thr_dead_check(who[k], tids[k]);
+    if (!any) return;
+    /* the owners here may have lost a boosting waiter */
+    uint32_t hwm = __atomic_load_n(&ns->hdr->thr_hwm, __ATOMIC_ACQUIRE);
+    for (uint32_t s = 0; s < hwm; s++) {
+        struct thr *t = &ns->threads[s];
+        if (t->tid && t->proc == ns->proc && t->boost) pi_update_thread(t, 0);
+    }
+}
 
 static void *reaper_main(void *arg)
 {
     struct ns *ns = arg;
     struct ns_proc *me = &ns->procs[ns->proc];
-    struct fwv wv[REAPER_WATCH + 1];
+    struct nspa_futex_waitv wv[REAPER_WATCH + 1];
+    struct thr *who[REAPER_WATCH];
     uint32_t tids[REAPER_WATCH];
     for (;;) {
-        uint32_t n = 0;
-        int dead_seen = 0;
-        ns_lock(ns);
+        int dead = 0;
         uint32_t seq = atomic_load(&me->reaper_poke);
-        for (uint32_t s = 0; s < MAX_THREADS && n < REAPER_WATCH; s++) {
-            struct ns_thread *t = &ns->threads[s];
-            if (!t->tid || t->proc != ns->proc) continue;
-            uint32_t no = atomic_load(&t->nowned);
-            if (no > OWNED_MAX) no = OWNED_MAX;
-            for (uint32_t i = 0; i < no && n < REAPER_WATCH; i++) {
-                uint32_t v = atomic_load(&t->owned[i]);
-                if (!v || v - 1 >= ns->hdr->obj_hwm) continue;
-                struct ns_obj *o = &ns->objs[v - 1];
-                if (o->type != NSPA_TYPE_MUTEX || (uint32_t)atomic_load(&o->word) != t->tid) continue;
-                for (uint32_t e = o->q_head; e && n < REAPER_WATCH;
-                     e = ns->threads[(e - 1) / WAIT_SLOTS].entries[(e - 1) % WAIT_SLOTS].next) {
-                    struct ns_thread *w = &ns->threads[(e - 1) / WAIT_SLOTS];
-                    if (w->proc == ns->proc) continue;
-                    int dup = 0;
-                    for (uint32_t k = 0; k < n; k++) dup |= tids[k] == w->tid;
-                    if (dup) continue;
-                    _Atomic uint32_t *lw = (_Atomic uint32_t *)&w->alive.__data.__lock;
-                    tids[n] = w->tid;
-                    wv[n + 1].val = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
-                    /* already dead (the kernel woke nobody: no waiter bit then):
-                     * sleeping on it would never end; reclaim after this pass */
-                    if (wv[n + 1].val & FUTEX_OWNER_DIED) dead_seen = 1;
-                    wv[n + 1].uaddr = (uint64_t)(uintptr_t)lw;
-                    wv[n + 1].flags = 2;   /* FUTEX2_SIZE_U32, shared */
-                    wv[n + 1].reserved = 0;
-                    n++;
-                }
-            }
-        }
-        if (dead_seen) {
-            for (uint32_t k = 0; k < n; k++) ns_thread_dead_check(ns, tids[k]);
-            ns_unlock(ns);
+        uint32_t n = collect(ns, wv, who, tids, &dead);
+        if (dead) {
+            reclaim(ns, who, tids, n);
             continue;
         }
-        ns_unlock(ns);
-        wv[0].val = seq;
-        wv[0].uaddr = (uint64_t)(uintptr_t)&me->reaper_poke;
-        wv[0].flags = 2;
-        wv[0].reserved = 0;
-        long r = syscall(449 /* futex_waitv */, wv, n + 1, 0, NULL, CLOCK_MONOTONIC);
-        if (r < 0 && errno == ENOSYS) {
-            struct timespec ts = { 0, 100000000 };   /* old kernels: look every 100 ms */
+        nspa_waitv_set(&wv[0], &me->reaper_poke, seq, 1);
+        if (nspa_futex_waitv(wv, n + 1, NULL, CLOCK_MONOTONIC) == -ENOSYS) {
+            struct timespec ts = { 0, 100000000 };    /* old kernels: look every 100 ms */
             nanosleep(&ts, NULL);
         }
-        if (n) {
-            ns_lock(ns);
-            for (uint32_t k = 0; k < n; k++) ns_thread_dead_check(ns, tids[k]);
-            ns_unlock(ns);
-        }
+        if (n) reclaim(ns, who, tids, n);
     }
     return NULL;
 }
 
-NSPA_HIDDEN void reaper_ensure(struct ns *ns)
+NSPA_HIDDEN void reaper_ensure(void)
 {
     if (__atomic_load_n(&reaper_started, __ATOMIC_ACQUIRE)) return;
+    struct ns *ns = ns_get();
+    if (!ns || ns->proc == UINT32_MAX) return;
     pthread_mutex_lock(&reaper_lock);
     if (!reaper_started) {
         pthread_attr_t a;
         pthread_attr_init(&a);
         pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&a, 512 * 1024);   /* sanitizer runtimes need more than a few pages */
-        /* the reaper must not take signals meant for the program's threads */
+        pthread_attr_setstacksize(&a, 512 * 1024);   /* sanitizer runtimes need room */
         sigset_t all, old;
-        sigfillset(&all);
+        sigfillset(&all);                             /* no signals meant for the program */
         pthread_sigmask(SIG_SETMASK, &all, &old);
         pthread_t t;
         int r = pthread_create(&t, &a, reaper_main, ns);
@@ -123,19 +123,18 @@ NSPA_HIDDEN void reaper_ensure(struct ns *ns)
     pthread_mutex_unlock(&reaper_lock);
 }
 
-/* A thread of another process now waits on a mutex that thread @owner_tid owns:
- * have that process's reaper watch it. Lock held. */
-NSPA_HIDDEN void reaper_poke_owner(struct ns *ns, uint32_t owner_tid)
+/* A thread of another process now waits on a mutex that @owner owns: have that
+ * process's reaper watch it. */
+NSPA_HIDDEN void reaper_poke_owner(struct thr *owner)
 {
-    uint32_t slot = ns_tid_slot(ns, owner_tid);
-    if (slot >= MAX_THREADS) return;
-    uint32_t p = ns->threads[slot].proc;
+    struct ns *ns = nspa_ns;
+    if (!ns || !in_region(owner)) return;
+    uint32_t p = owner->proc;
     if (p == ns->proc || p >= MAX_PROCS || !ns->procs[p].pid) return;
     atomic_fetch_add(&ns->procs[p].reaper_poke, 1);
-    syscall(SYS_futex, &ns->procs[p].reaper_poke, FUTEX_WAKE, 1, NULL, NULL, 0);
+    nspa_futex_wake_n(&ns->procs[p].reaper_poke, 1, 1);
 }
 
-/* fork child: the parent's reaper did not come along */
 NSPA_HIDDEN void reaper_after_fork(void)
 {
     pthread_mutex_init(&reaper_lock, NULL);

@@ -24,6 +24,9 @@ DWORD nspa_win32_error(int err)
     case -EOVERFLOW: return ERROR_TOO_MANY_POSTS;
     case -EPERM: return ERROR_NOT_OWNER;
     case -ENOMEM: return ERROR_NOT_ENOUGH_MEMORY;
+    case -EMFILE: return ERROR_TOO_MANY_OPEN_FILES;
+    case -ENOSPC: return ERROR_NO_SYSTEM_RESOURCES;
+    case -EACCES: return ERROR_ACCESS_DENIED;
     case -ENOENT: return ERROR_FILE_NOT_FOUND;
     case -EFAULT: return ERROR_NOACCESS;
     case -ETIMEDOUT: return ERROR_TIMEOUT;
@@ -322,7 +325,27 @@ NSPA_EXPORT BOOL WINAPI ReleaseSemaphore(HANDLE h, LONG count, LPLONG prev)
 NSPA_EXPORT BOOL WINAPI CloseHandle(HANDLE h)
 {
     if (h == GetCurrentProcess() || h == GetCurrentThread()) return TRUE;
+    /* a handle protected from close: NtClose says STATUS_HANDLE_NOT_CLOSABLE, which
+     * kernel32 reports as ERROR_INVALID_HANDLE */
     int r = nspa_close(H(h));
+    return r ? fail(ERROR_INVALID_HANDLE) : TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI GetHandleInformation(HANDLE h, LPDWORD flags)
+{
+    if (!flags) return fail(ERROR_NOACCESS);
+    uint32_t f = 0;
+    int r = nspa_handle_get_flags(H(h), &f);
+    if (r) return fail(ERROR_INVALID_HANDLE);
+    *flags = f;
+    return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI SetHandleInformation(HANDLE h, DWORD mask, DWORD flags)
+{
+    /* NtSetInformationObject takes the two bits it knows and ignores the rest */
+    mask &= HANDLE_FLAG_INHERIT | HANDLE_FLAG_PROTECT_FROM_CLOSE;
+    int r = nspa_handle_set_flags(H(h), mask, flags & mask);
     return r ? fail(ERROR_INVALID_HANDLE) : TRUE;
 }
 

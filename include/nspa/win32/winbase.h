@@ -52,6 +52,8 @@ DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD ms, BOOL aler
 #define CREATE_MUTEX_INITIAL_OWNER 0x00000001u
 #define DUPLICATE_CLOSE_SOURCE    0x00000001u
 #define DUPLICATE_SAME_ACCESS     0x00000002u
+#define HANDLE_FLAG_INHERIT             0x00000001u
+#define HANDLE_FLAG_PROTECT_FROM_CLOSE  0x00000002u
 
 /* ---- events ---------------------------------------------------------------------- */
 HANDLE WINAPI CreateEventA(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCSTR name);
@@ -108,6 +110,8 @@ BOOL WINAPI ReleaseSemaphore(HANDLE h, LONG count, LPLONG prev);
 
 /* ---- handles --------------------------------------------------------------------- */
 BOOL WINAPI CloseHandle(HANDLE h);
+BOOL WINAPI GetHandleInformation(HANDLE h, LPDWORD flags);
+BOOL WINAPI SetHandleInformation(HANDLE h, DWORD mask, DWORD flags);
 BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst,
                             DWORD access, BOOL inherit, DWORD options);
 

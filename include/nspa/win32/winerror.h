@@ -40,6 +40,7 @@
 #define ERROR_INVALID_USER_BUFFER     1784
 #define ERROR_ARITHMETIC_OVERFLOW     534
 #define ERROR_GEN_FAILURE             31
+#define ERROR_NO_SYSTEM_RESOURCES     1450
 
 #define S_OK            ((HRESULT)0)
 #define S_FALSE         ((HRESULT)1)

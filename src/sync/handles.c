@@ -1,0 +1,290 @@
+/*
+ * The process's handle table: one table for every kind of object, and the kinds.
+ *
+ * A handle is (index + 1) * 4, so a Win32 HANDLE is the nspa handle. The table is
+ * two-level (a directory of 4096-entry chunks, mapped as needed, never unmapped), read
+ * without a lock: a lookup is two loads. Allocation and release are under h_lock, a
+ * process-local mutex (creation and closing, never a wait or wake path). The table is
+ * private memory: a fork child gets a copy, and h_fork_refs() takes the references its
+ * copy holds.
+ *
+ * A handle to a named object is also recorded in the process's ledger in the region
+ * (same index), under the registry lock, so that the references of a process that dies
+ * are given back (procs.c). Lock order: registry lock, then h_lock.
+ *
+ * KINDS. Every handle names a struct sobj; its type selects a struct sync_kind (how it
+ * is signaled for a waiter, what a successful wait does to it). A new kind of waitable
+ * object registers its sync_kind with sync_kind_register() and the wait code serves it
+ * unchanged (docs/sync.md, "Adding a kind").
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "sync/internal.h"
+
+#define H_CHUNK   4096u
+#define H_DIR     1024u                  /* 4M handles per process */
+
+struct hent {
+    _Atomic(struct sobj *) obj;
+    uint32_t flags;                      /* NSPA_HANDLE_* */
+    uint32_t next_free;                  /* free list (index + 1) */
+};
+
+static struct hent *h_dir[H_DIR];
+static uint32_t h_hwm, h_free_head, h_count;
+static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct sync_kind *kinds[16];
+
+NSPA_HIDDEN void sync_kind_register(int type, const struct sync_kind *k)
+{
+    if (type > 0 && type < 16) kinds[type] = k;
+}
+
+NSPA_HIDDEN const struct sync_kind *sync_kind_of(int type)
+{
+    return (unsigned)type < 16 ? kinds[type] : NULL;
+}
+
+static inline struct hent *hent_of(uint32_t i)
+{
+    struct hent *c = __atomic_load_n(&h_dir[i / H_CHUNK], __ATOMIC_ACQUIRE);
+    return c ? &c[i % H_CHUNK] : NULL;
+}
+
+NSPA_HIDDEN int procs_fork_pending(void);
+NSPA_HIDDEN void procs_fork_fixup(void);
+
+NSPA_HIDDEN struct sobj *h_lookup(nspa_obj_t h)
+{
+    if (__builtin_expect((h & 3) || h == 0, 0)) return NULL;
+    /* a fork child's first call: its copy of the table takes its references first */
+    if (__builtin_expect(procs_fork_pending(), 0)) procs_fork_fixup();
+    uint32_t i = (h >> 2) - 1;
+    if (__builtin_expect(i >= H_DIR * H_CHUNK, 0)) return NULL;
+    struct hent *e = hent_of(i);
+    if (!e) return NULL;
+    struct sobj *o = atomic_load_explicit(&e->obj, memory_order_acquire);
+    if (__builtin_expect(!o || !__atomic_load_n(&o->type, __ATOMIC_ACQUIRE), 0)) return NULL;
+    return o;
+}
+
+static uint32_t *ledger_slot(struct ns *ns, uint32_t i, int make)
+{
+    struct ns_proc *p = &ns->procs[ns->proc];
+    uint32_t c = i / LEDGER_CHUNK;
+    if (c >= LEDGER_DIR) return NULL;
+    if (!p->ledger[c]) {
+        if (!make) return NULL;
+        struct ns_header *h = ns->hdr;
+        uint32_t k;
+        if (h->chunk_free) {
+            k = h->chunk_free - 1;
+            jset32(ns, &h->chunk_free, ns->chunks[(size_t)k * LEDGER_CHUNK]);
+            jset32(ns, &ns->chunks[(size_t)k * LEDGER_CHUNK], 0);
+        } else if (h->chunk_hwm < LEDGER_CHUNKS) {
+            k = h->chunk_hwm;
+            jset32(ns, &h->chunk_hwm, k + 1);
+        } else {
+            return NULL;
+        }
+        jset32(ns, &p->ledger[c], k + 1);
+    }
+    return ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK;
+}
+
+/* Record @o at index @i of the table (and of the ledger for a named object: the
+ * registry lock is held then). h_lock held. */
+static int h_set(uint32_t i, struct sobj *o)
+{
+    if (o->in_region) {
+        struct ns *ns = nspa_ns;
+        uint32_t *l = ns ? ledger_slot(ns, i, 1) : NULL;
+        if (!l) return -EMFILE;
+        jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
+    }
+    struct hent *e = hent_of(i);
+    e->flags = 0;
+    e->next_free = 0;
+    atomic_store_explicit(&e->obj, o, memory_order_release);
+    return 0;
+}
+
+/* A handle for @o, whose reference the caller already took. -EMFILE: table full. */
+NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
+{
+    pthread_mutex_lock(&h_lock);
+    uint32_t i;
+    int r = 0;
+    if (h_free_head) {
+        i = h_free_head - 1;
+        h_free_head = hent_of(i)->next_free;
+    } else if (h_hwm < H_DIR * H_CHUNK) {
+        i = h_hwm;
+        if (!h_dir[i / H_CHUNK]) {
+            void *c = mmap(NULL, sizeof(struct hent) * H_CHUNK, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (c == MAP_FAILED) r = -ENOMEM;
+            else __atomic_store_n(&h_dir[i / H_CHUNK], (struct hent *)c, __ATOMIC_RELEASE);
+        }
+        if (!r) h_hwm++;
+    } else {
+        r = -EMFILE;
+    }
+    if (!r) {
+        r = h_set(i, o);
+        if (r) {                       /* ledger full: give the index back */
+            hent_of(i)->next_free = h_free_head;
+            h_free_head = i + 1;
+        } else {
+            h_count++;
+            *out = (i + 1) << 2;
+        }
+    }
+    pthread_mutex_unlock(&h_lock);
+    return r;
+}
+
+/* Take handle @h out of the table; *@o gets its object (the caller drops the ref).
+ * -EBADF: not open; -EPERM: protected from close. Registry lock held for a named
+ * object's handle (the caller looked it up first). */
+NSPA_HIDDEN int h_free(nspa_obj_t h, struct sobj **o)
+{
+    if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
+    uint32_t i = (h >> 2) - 1;
+    pthread_mutex_lock(&h_lock);
+    struct hent *e = hent_of(i);
+    struct sobj *x = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
+    int r = 0;
+    if (!x) r = -EBADF;
+    else if (e->flags & NSPA_HANDLE_PROTECT) r = -EPERM;
+    else {
+        if (x->in_region && nspa_ns) {
+            uint32_t *l = ledger_slot(nspa_ns, i, 0);
+            if (l) jset32(nspa_ns, l, 0);
+        }
+        atomic_store_explicit(&e->obj, NULL, memory_order_release);
+        e->next_free = h_free_head;
+        h_free_head = i + 1;
+        h_count--;
+        *o = x;
+    }
+    pthread_mutex_unlock(&h_lock);
+    return r;
+}
+
+NSPA_HIDDEN int h_flags(nspa_obj_t h, uint32_t mask, uint32_t set, uint32_t *old)
+{
+    if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
+    uint32_t i = (h >> 2) - 1;
+    pthread_mutex_lock(&h_lock);
+    struct hent *e = hent_of(i);
+    int r = -EBADF;
+    if (e && atomic_load_explicit(&e->obj, memory_order_relaxed)) {
+        if (old) *old = e->flags;
+        e->flags = (e->flags & ~mask) | (set & mask);
+        r = 0;
+    }
+    pthread_mutex_unlock(&h_lock);
+    return r;
+}
+
+NSPA_HIDDEN void h_after_fork_child(void)
+{
+    pthread_mutex_init(&h_lock, NULL);
+}
+
+/* A fork child's first call: its copy of the table holds references now. Named
+ * objects go in its ledger (committed every 1024 handles: each prefix is consistent),
+ * unnamed ones count a reference more in the shared arena. */
+NSPA_HIDDEN int h_fork_refs(void)
+{
+    struct ns *ns = nspa_ns;
+    pthread_mutex_lock(&h_lock);
+    if (ns) reg_lock(ns);
+    for (uint32_t i = 0; i < h_hwm; i++) {
+        struct hent *e = hent_of(i);
+        struct sobj *o = atomic_load_explicit(&e->obj, memory_order_relaxed);
+        if (!o) continue;
+        if (!o->in_region) {
+            atomic_fetch_add(&o->refs, 1);
+            continue;
+        }
+        uint32_t *l = ns ? ledger_slot(ns, i, 1) : NULL;
+        if (!l || !o->type) {          /* no region or no room: the handle is closed */
+            atomic_store_explicit(&e->obj, NULL, memory_order_relaxed);
+            e->next_free = h_free_head;
+            h_free_head = i + 1;
+            h_count--;
+            continue;
+        }
+        jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
+        jset32(ns, (uint32_t *)&o->refs, o->refs + 1);
+        if ((i & 1023) == 1023) { reg_unlock(ns); reg_lock(ns); }
+    }
+    if (ns) reg_unlock(ns);
+    pthread_mutex_unlock(&h_lock);
+    return 0;
+}
+
+/* Process exit: close every handle. */
+NSPA_HIDDEN void h_close_all(void)
+{
+    for (uint32_t i = 0; i < h_hwm; i++) {
+        struct hent *e = hent_of(i);
+        if (e && atomic_load_explicit(&e->obj, memory_order_relaxed)) {
+            e->flags = 0;
+            nspa_close((i + 1) << 2);
+        }
+    }
+}
+
+/* ---- the public calls on handles --------------------------------------------------- */
+
+NSPA_EXPORT int nspa_close(nspa_obj_t h)
+{
+    struct sobj *o = h_lookup(h);
+    if (!o) return -EBADF;
+    struct ns *ns = o->in_region ? nspa_ns : NULL;
+    if (ns) reg_lock(ns);
+    int r = h_free(h, &o);
+    if (!r) obj_unref(o);
+    if (ns) reg_unlock(ns);
+    return r;
+}
+
+NSPA_EXPORT int nspa_dup(nspa_obj_t h, nspa_obj_t *out)
+{
+    if (!out) return -EFAULT;
+    struct sobj *o = h_lookup(h);
+    if (!o) return -EBADF;
+    struct ns *ns = o->in_region ? nspa_ns : NULL;
+    if (ns) reg_lock(ns);
+    int r = -EBADF;
+    if (h_lookup(h) == o) {            /* still open: take a reference, then a handle */
+        obj_ref(o);
+        r = h_alloc(o, out);
+        if (r) obj_unref(o);
+    }
+    if (ns) reg_unlock(ns);
+    return r;
+}
+
+NSPA_EXPORT int nspa_obj_type(nspa_obj_t h)
+{
+    struct sobj *o = h_lookup(h);
+    return o ? o->type : -EBADF;
+}
+
+NSPA_EXPORT int nspa_handle_get_flags(nspa_obj_t h, uint32_t *flags)
+{
+    if (!flags) return -EFAULT;
+    return h_flags(h, 0, 0, flags);
+}
+
+NSPA_EXPORT int nspa_handle_set_flags(nspa_obj_t h, uint32_t mask, uint32_t flags)
+{
+    if ((mask | flags) & ~(uint32_t)(NSPA_HANDLE_INHERIT | NSPA_HANDLE_PROTECT)) return -EINVAL;
+    return h_flags(h, mask, flags, NULL);
+}

@@ -1,0 +1,355 @@
+/*
+ * Object lifetime: creation (unnamed in the process arena, named in the region),
+ * names, references, and freeing.
+ *
+ * An object lives while a handle refers to it, and while a waiter is queued on it (a
+ * wait holds it: closing the last handle does not wake or break the wait). The last
+ * reference of an object with waiters makes it a zombie; the last waiter to leave a
+ * zombie frees it (obj_reap_zombie). Freeing happens under the object's lock, so it
+ * cannot race a waiter; records are never unmapped and their locks are initialised
+ * once, so a stale handle finds a free (type 0) or another object, never a fault.
+ *
+ * Named objects' references, names and the object free list are under the registry
+ * lock (types.h, rule 6); unnamed objects' references are atomic.
+ */
+#include <errno.h>
+#include <string.h>
+#include "sync/internal.h"
+
+NSPA_HIDDEN void obj_lock_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+    pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+/* ---- names (registry lock held) ------------------------------------------------------ */
+
+NSPA_HIDDEN uint32_t name_hash(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
+static const char *name_str(struct ns *ns, const struct ns_name *n)
+{
+    return n->blocks ? ns->blocks + (size_t)(n->blocks - 1) * NAME_BLOCK : n->str;
+}
+
+NSPA_HIDDEN uint32_t name_find(struct ns *ns, const char *name, size_t len, uint32_t hash)
+{
+    for (uint32_t s = ns->name_buckets[hash % NAME_BUCKETS]; s; s = ns->names[s - 1].next) {
+        struct ns_name *n = &ns->names[s - 1];
+        if (n->hash == hash && n->len == len && !memcmp(name_str(ns, n), name, len)) return s - 1;
+    }
+    return UINT32_MAX;
+}
+
+/* A run of @nb blocks for a long name: a free run of that length, or new ones. */
+static uint32_t blocks_take(struct ns *ns, uint32_t nb)
+{
+    struct ns_header *h = ns->hdr;
+    if (nb < 16 && h->block_free[nb]) {
+        uint32_t b = h->block_free[nb] - 1;
+        jset32(ns, &h->block_free[nb], *(uint32_t *)(ns->blocks + (size_t)b * NAME_BLOCK));
+        return b + 1;
+    }
+    if (h->block_hwm + nb > MAX_NAME_BLOCKS) return 0;
+    jset32(ns, &h->block_hwm, h->block_hwm + nb);
+    return h->block_hwm - nb + 1;
+}
+
+NSPA_HIDDEN int name_insert(struct ns *ns, const char *name, size_t len, uint32_t hash, uint32_t obj,
+                            uint32_t *slot)
+{
+    struct ns_header *h = ns->hdr;
+    uint32_t s;
+    if (h->name_free) {
+        s = h->name_free - 1;
+        jset32(ns, &h->name_free, ns->names[s].next);
+    } else if (h->name_hwm < MAX_NAMES) {
+        s = h->name_hwm;
+        jset32(ns, &h->name_hwm, s + 1);
+    } else {
+        return -ENOSPC;
+    }
+    struct ns_name *n = &ns->names[s];
+    uint32_t blocks = 0, nb = 0;
+    if (len > NAME_INLINE) {
+        nb = (uint32_t)((len + NAME_BLOCK - 1) / NAME_BLOCK);
+        if (!(blocks = blocks_take(ns, nb))) {
+            jset32(ns, &n->next, h->name_free);
+            jset32(ns, &h->name_free, s + 1);
+            return -ENOSPC;
+        }
+    }
+    /* the string is written before the name is reachable; a rollback unhooks it */
+    memcpy(blocks ? ns->blocks + (size_t)(blocks - 1) * NAME_BLOCK : n->str, name, len);
+    jset32(ns, &n->blocks, blocks);
+    jset32(ns, &n->nblocks, nb);
+    jset32(ns, &n->obj, obj);
+    jset32(ns, &n->hash, hash);
+    jset32(ns, &n->len, (uint32_t)len);
+    jset32(ns, &n->next, ns->name_buckets[hash % NAME_BUCKETS]);
+    jset32(ns, &ns->name_buckets[hash % NAME_BUCKETS], s + 1);
+    *slot = s;
+    return 0;
+}
+
+NSPA_HIDDEN void name_remove(struct ns *ns, uint32_t s)
+{
+    struct ns_name *n = &ns->names[s];
+    for (uint32_t *pp = &ns->name_buckets[n->hash % NAME_BUCKETS]; *pp; pp = &ns->names[*pp - 1].next) {
+        if (*pp == s + 1) { jset32(ns, pp, n->next); break; }
+    }
+    if (n->blocks) {
+        uint32_t b = n->blocks - 1, nb = n->nblocks;
+        if (nb < 16) {
+            uint32_t *link = (uint32_t *)(ns->blocks + (size_t)b * NAME_BLOCK);
+            jset32(ns, link, ns->hdr->block_free[nb]);
+            jset32(ns, &ns->hdr->block_free[nb], b + 1);
+        }
+        jset32(ns, &n->blocks, 0);
+    }
+    jset32(ns, &n->len, 0);
+    jset32(ns, &n->next, ns->hdr->name_free);
+    jset32(ns, &ns->hdr->name_free, s + 1);
+}
+
+/* ---- references --------------------------------------------------------------------- */
+
+/* type, in_region, zombie and a pad byte as one word, for the journal */
+static uint32_t *type_word(struct sobj *o) { return (uint32_t *)(void *)&o->type; }
+
+NSPA_HIDDEN void obj_ref(struct sobj *o)
+{
+    if (o->in_region) jset32(nspa_ns, (uint32_t *)&o->refs, o->refs + 1);
+    else atomic_fetch_add(&o->refs, 1);
+}
+
+/* Free @o if nobody refers to it and nobody waits on it. Object lock held (and the
+ * registry lock for a named object). Returns 1 when the record must go back to the
+ * arena (after the unlock). */
+static int obj_free_locked(struct sobj *o)
+{
+    if (atomic_load(&o->refs) || o->q_head || !o->type) return 0;
+    if (o->in_region) {
+        struct ns *ns = nspa_ns;
+        if (o->name) {
+            name_remove(ns, o->name - 1);
+            jset32(ns, &o->name, 0);
+        }
+        jset32(ns, type_word(o), 1u << 8);                /* type 0, still in the region */
+        jset64(ns, (uint64_t *)&o->word, 0);
+        jset32(ns, &o->next_free, ns->hdr->obj_free);
+        jset32(ns, &ns->hdr->obj_free, (uint32_t)(o - ns->objs) + 1);
+        jset32(ns, &ns->hdr->nobjs, ns->hdr->nobjs - 1);
+        return 0;
+    }
+    __atomic_store_n(&o->type, 0, __ATOMIC_RELEASE);
+    return 1;
+}
+
+static void obj_release_record(struct sobj *o)
+{
+    /* the lock stays initialised: a stale locker may still be in line for it */
+    atomic_store(&o->word, 0);
+    o->q_head = o->q_tail = 0;
+    o->zombie = 0;
+    o->nall = 0;
+    memset(&o->intent, 0, sizeof(o->intent));
+    o->max = o->ext = o->name = o->seq = 0;
+    arena_obj_free(o);
+}
+
+/* Drop one reference (registry lock held for a named object). */
+NSPA_HIDDEN int obj_unref(struct sobj *o)
+{
+    uint32_t left;
+    if (o->in_region) {
+        if (!o->refs) return 0;
+        left = o->refs - 1;
+        jset32(nspa_ns, (uint32_t *)&o->refs, left);
+    } else {
+        left = atomic_fetch_sub(&o->refs, 1) - 1;
+    }
+    if (left) return 0;
+    obj_lock(o);
+    int give = obj_free_locked(o);
+    if (!give && o->type) {
+        if (o->in_region) jset32(nspa_ns, type_word(o), o->type | (1u << 8) | (1u << 16));
+        else o->zombie = 1;
+    }
+    obj_unlock(o);
+    if (give) obj_release_record(o);
+    return 1;
+}
+
+/* A waiter left @o's queue and found it a zombie with no waiters: free it. */
+NSPA_HIDDEN void obj_reap_zombie(struct sobj *o, int reg_held)
+{
+    struct ns *ns = o->in_region && !reg_held ? nspa_ns : NULL;
+    if (ns) reg_lock(ns);
+    obj_lock(o);
+    int give = o->zombie ? obj_free_locked(o) : 0;
+    obj_unlock(o);
+    if (ns) reg_unlock(ns);
+    if (give) obj_release_record(o);
+}
+
+/* ---- creation ----------------------------------------------------------------------- */
+
+static int valid_obj_name(const char *name, size_t *len)
+{
+    size_t n = strnlen(name, NSPA_MAX_NAME + 1);
+    if (n == 0 || n > NSPA_MAX_NAME) return 0;
+    *len = n;
+    return 1;
+}
+
+static void obj_setup(struct sobj *o, int type, uint64_t word, uint32_t max, uint32_t ext)
+{
+    atomic_store(&o->word, word);
+    o->q_head = o->q_tail = 0;
+    o->nall = 0;
+    o->zombie = 0;
+    memset(&o->intent, 0, sizeof(o->intent));
+    o->max = max;
+    o->ext = ext;
+    o->name = 0;
+    o->seq = 0;
+    atomic_store(&o->refs, 1);
+    __atomic_store_n(&o->type, (uint8_t)type, __ATOMIC_RELEASE);
+}
+
+static int create_unnamed(int type, uint64_t word, uint32_t max, uint32_t ext, nspa_obj_t *out)
+{
+    struct sobj *o = arena_obj_alloc();
+    if (!o) return -ENOMEM;
+    o->in_region = 0;
+    obj_setup(o, type, word, max, ext);
+    int r = h_alloc(o, out);
+    if (r) {
+        __atomic_store_n(&o->type, 0, __ATOMIC_RELEASE);
+        obj_release_record(o);
+    }
+    return r;
+}
+
+/* A new named object (registry lock held). */
+static int create_named_new(struct ns *ns, int type, uint64_t word, uint32_t max, uint32_t ext,
+                            const char *name, size_t len, uint32_t hash, nspa_obj_t *out)
+{
+    struct ns_header *h = ns->hdr;
+    uint32_t idx;
+    if (h->obj_free) {
+        idx = h->obj_free - 1;
+        jset32(ns, &h->obj_free, ns->objs[idx].next_free);
+    } else if (h->obj_hwm < MAX_OBJECTS) {
+        idx = h->obj_hwm;
+        obj_lock_init(&ns->objs[idx].lock);       /* once per record, ever */
+        jset32(ns, &h->obj_hwm, idx + 1);
+    } else {
+        return -ENOSPC;
+    }
+    struct sobj *o = &ns->objs[idx];
+    /* not reachable until its name and handle exist: plain stores, journaled type */
+    atomic_store(&o->word, word);
+    o->q_head = o->q_tail = 0;
+    o->nall = 0;
+    memset(&o->intent, 0, sizeof(o->intent));
+    o->seq = 0;
+    jset32(ns, &o->max, max);
+    jset32(ns, &o->ext, ext);
+    jset32(ns, (uint32_t *)&o->refs, 1);
+    jset32(ns, &h->nobjs, h->nobjs + 1);
+    jset32(ns, type_word(o), (uint32_t)type | (1u << 8));
+    uint32_t slot;
+    int r = name_insert(ns, name, len, hash, idx, &slot);
+    if (!r) {
+        jset32(ns, &o->name, slot + 1);
+        r = h_alloc(o, out);
+    }
+    if (r) {
+        jset32(ns, (uint32_t *)&o->refs, 0);
+        obj_lock(o);
+        obj_free_locked(o);
+        obj_unlock(o);
+    }
+    return r;
+}
+
+NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name,
+                           nspa_obj_t *out)
+{
+    struct nspa_tls *me = self();
+    if (!me) return -ENOMEM;
+    int r;
+    if (!name) {
+        r = create_unnamed(type, word, max, ext, out);
+    } else {
+        size_t len;
+        if (!valid_obj_name(name, &len)) return -EINVAL;
+        struct ns *ns = ns_get();
+        if (!ns || ns->proc == UINT32_MAX) return ns ? -EMFILE : ns_error();
+        uint32_t hash = name_hash(name, len);
+        reg_lock(ns);
+        uint32_t s = name_find(ns, name, len, hash);
+        if (s == UINT32_MAX) {
+            ns_sweep_dead(ns);             /* a dead process may still hold the name */
+            s = name_find(ns, name, len, hash);
+        }
+        if (s != UINT32_MAX) {
+            struct sobj *o = &ns->objs[ns->names[s].obj];
+            if (o->type != type) r = -EEXIST;
+            else {
+                obj_ref(o);
+                r = h_alloc(o, out);
+                if (r) obj_unref(o);
+                else r = NSPA_EXISTED;
+            }
+            reg_unlock(ns);
+            return r;
+        }
+        r = create_named_new(ns, type, word, max, ext, name, len, hash, out);
+        reg_unlock(ns);
+    }
+    if (r == 0 && type == NSPA_TYPE_MUTEX && (uint32_t)word && (uint32_t)word == me->tid) {
+        struct sobj *o = h_lookup(*out);
+        if (o) owned_add(me->t, o);        /* created owned by the caller */
+    }
+    return r;
+}
+
+NSPA_EXPORT int nspa_open(int type, const char *name, nspa_obj_t *out)
+{
+    if (!name || !out) return -EFAULT;
+    size_t len;
+    if (!valid_obj_name(name, &len)) return -EINVAL;
+    struct ns *ns = ns_get();
+    if (!ns || ns->proc == UINT32_MAX) return ns ? -EMFILE : ns_error();
+    if (type == NSPA_TYPE_MUTEX || type == NSPA_TYPE_NONE) reaper_ensure();
+    uint32_t hash = name_hash(name, len);
+    reg_lock(ns);
+    ns_sweep_dead(ns);
+    int r;
+    uint32_t s = name_find(ns, name, len, hash);
+    if (s == UINT32_MAX || !ns->objs[ns->names[s].obj].refs) {
+        r = -ENOENT;
+    } else {
+        struct sobj *o = &ns->objs[ns->names[s].obj];
+        if (type != NSPA_TYPE_NONE && o->type != type) r = -EEXIST;
+        else {
+            obj_ref(o);
+            r = h_alloc(o, out);
+            if (r) obj_unref(o);
+        }
+    }
+    reg_unlock(ns);
+    return r;
+}

@@ -1,0 +1,313 @@
+/*
+ * The operations on semaphores, mutexes, events and thread objects (ntsync's ioctls).
+ *
+ * Each first tries one compare-and-swap on the unclaimed word (no waiters: nobody to
+ * wake, no system call); otherwise it takes the object's lock, changes the word and
+ * serves the queue (wake.c). Nothing else is locked.
+ */
+#include <errno.h>
+#include "sync/internal.h"
+
+static inline struct sobj *typed(nspa_obj_t h, int type, int *err)
+{
+    struct sobj *o = h_lookup(h);
+    if (__builtin_expect(!o, 0)) { *err = -EBADF; return NULL; }
+    if (__builtin_expect(o->type != type, 0)) { *err = -EINVAL; return NULL; }
+    return o;
+}
+
+/* ---- creation ------------------------------------------------------------------------ */
+
+NSPA_EXPORT int nspa_create_sem(const struct nspa_sem_args *args, const char *name, nspa_obj_t *out)
+{
+    if (!args || !out) return -EFAULT;
+    if (args->count > args->max) return -EINVAL;
+    return obj_create(NSPA_TYPE_SEM, args->count, args->max, 0, name, out);
+}
+
+NSPA_EXPORT int nspa_create_mutex(const struct nspa_mutex_args *args, const char *name, nspa_obj_t *out)
+{
+    if (!args || !out) return -EFAULT;
+    if (!args->owner != !args->count) return -EINVAL;
+    if (name) reaper_ensure();             /* waiters may come from other processes */
+    uint64_t c = args->count;
+    uint32_t ext = 0;
+    if (args->count >= MTX_CNT_BIG) {
+        ext = args->count;
+        c = MTX_CNT_BIG;
+    }
+    uint64_t w = (c << MTX_CNT_SHIFT) | args->owner;
+    if (c == MTX_CNT_BIG) w |= OBJ_CLAIMED;     /* BIG counts live under the lock */
+    return obj_create(NSPA_TYPE_MUTEX, w, 0, ext, name, out);
+}
+
+NSPA_EXPORT int nspa_create_event(const struct nspa_event_args *args, const char *name, nspa_obj_t *out)
+{
+    if (!args || !out) return -EFAULT;
+    if (args->manual > 1 || args->signaled > 1) return -EINVAL;
+    return obj_create(NSPA_TYPE_EVENT, (args->manual ? EVT_MANUAL : 0) | (args->signaled ? EVT_SIGNALED : 0),
+                      0, 0, name, out);
+}
+
+/* ---- semaphores --------------------------------------------------------------------- */
+
+NSPA_EXPORT int nspa_sem_release(nspa_obj_t h, uint32_t *count)
+{
+    if (!count) return -EFAULT;
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_SEM, &r);
+    if (!o) return r;
+    uint32_t n = *count;
+    uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
+    while (!(w & OBJ_CLAIMED)) {
+        uint32_t c = (uint32_t)w;
+        if ((uint64_t)c + n > o->max) return -EOVERFLOW;
+        if (atomic_compare_exchange_weak_explicit(&o->word, &w, w + n, memory_order_acq_rel, memory_order_acquire)) {
+            *count = c;
+            return 0;
+        }
+    }
+    obj_lock(o);
+    w = obj_claim(o);
+    uint32_t c = (uint32_t)w;
+    if ((uint64_t)c + n > o->max) {
+        r = -EOVERFLOW;
+    } else {
+        atomic_store_explicit(&o->word, w + n, memory_order_release);
+        *count = c;
+        if (n) sync_try_wake(o);
+    }
+    obj_unclaim_if_idle(o);
+    obj_unlock(o);
+    return r;
+}
+
+/* ---- mutexes ----------------------------------------------------------------------- */
+
+NSPA_EXPORT int nspa_mutex_unlock(nspa_obj_t h, struct nspa_mutex_args *args)
+{
+    if (!args) return -EFAULT;
+    if (!args->owner) return -EINVAL;
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_MUTEX, &r);
+    if (!o) return r;
+    struct thr *me = nspa_self_tls.t;
+    uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
+    while (!(w & OBJ_CLAIMED)) {
+        if (mtx_owner(w) != args->owner) return -EPERM;
+        uint32_t c = (uint32_t)(w >> MTX_CNT_SHIFT) & MTX_CNT_MASK;
+        uint64_t nw = c > 1 ? w - (1ull << MTX_CNT_SHIFT) : 0;
+        if (atomic_compare_exchange_weak_explicit(&o->word, &w, nw, memory_order_acq_rel, memory_order_acquire)) {
+            if (c == 1 && me) owned_remove(me, o);
+            args->count = c;
+            return 0;
+        }
+    }
+    int released = 0;
+    obj_lock(o);
+    w = obj_claim(o);
+    if (mtx_owner(w) != args->owner) {
+        r = -EPERM;
+    } else {
+        uint32_t c = mtx_count(o, w), ext;
+        args->count = c;
+        if (c > 1) {
+            uint64_t nw = mtx_make_word(o, args->owner, c - 1, 0, &ext);
+            o->ext = ext;
+            atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
+        } else {
+            atomic_store_explicit(&o->word, OBJ_CLAIMED, memory_order_release);
+            released = 1;
+            sync_try_wake(o);
+        }
+    }
+    obj_unclaim_if_idle(o);
+    obj_unlock(o);
+    /* after the release: a death before it leaves the mutex listed for abandonment */
+    if (released && me) {
+        owned_remove(me, o);
+        if (me->boost) pi_update_thread(me, 0);      /* its waiters no longer boost us */
+    }
+    return r;
+}
+
+NSPA_EXPORT int nspa_mutex_kill(nspa_obj_t h, uint32_t owner)
+{
+    if (!owner) return -EINVAL;
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_MUTEX, &r);
+    if (!o) return r;
+    obj_lock(o);
+    uint64_t w = obj_claim(o);
+    if (mtx_owner(w) != owner) r = -EPERM;
+    else mtx_abandon(o);
+    obj_unclaim_if_idle(o);
+    obj_unlock(o);
+    if (!r && pi_enabled()) {
+        struct thr *t = thr_by_tid(owner);
+        if (t && t->boost) pi_update_thread(t, 0);
+    }
+    return r;
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+enum { EV_SET, EV_RESET, EV_PULSE };
+
+static __attribute__((noinline)) int event_op_slow(struct sobj *o, uint32_t *prev, int op)
+{
+    obj_lock(o);
+    uint64_t w = obj_claim(o);
+    if (prev) *prev = (uint32_t)(w & EVT_SIGNALED);
+    if (op == EV_RESET) {
+        atomic_store_explicit(&o->word, w & ~EVT_SIGNALED, memory_order_release);
+    } else {
+        atomic_store_explicit(&o->word, w | EVT_SIGNALED, memory_order_release);
+        sync_try_wake(o);
+        if (op == EV_PULSE)
+            atomic_store_explicit(&o->word, atomic_load_explicit(&o->word, memory_order_relaxed) & ~EVT_SIGNALED,
+                                  memory_order_release);
+    }
+    obj_unclaim_if_idle(o);
+    obj_unlock(o);
+    return 0;
+}
+
+/* The fast path is kept small (the slow path, with its locals, is out of line). */
+static inline int event_op(nspa_obj_t h, uint32_t *prev, int op)
+{
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_EVENT, &r);
+    if (__builtin_expect(!o, 0)) return r;
+    uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
+    while (!(w & OBJ_CLAIMED)) {
+        /* no waiters: set and reset are plain changes of the bit; pulse is a reset */
+        uint64_t nw = op == EV_SET ? (w | EVT_SIGNALED) : (w & ~EVT_SIGNALED);
+        if (nw == w || atomic_compare_exchange_weak_explicit(&o->word, &w, nw, memory_order_acq_rel,
+                                                             memory_order_acquire)) {
+            if (prev) *prev = (uint32_t)(w & EVT_SIGNALED);
+            return 0;
+        }
+    }
+    return event_op_slow(o, prev, op);
+}
+
+NSPA_EXPORT int nspa_event_set(nspa_obj_t h, uint32_t *prev) { return event_op(h, prev, EV_SET); }
+NSPA_EXPORT int nspa_event_reset(nspa_obj_t h, uint32_t *prev) { return event_op(h, prev, EV_RESET); }
+NSPA_EXPORT int nspa_event_pulse(nspa_obj_t h, uint32_t *prev) { return event_op(h, prev, EV_PULSE); }
+
+/* ---- thread objects (a manual event set at the thread's end; max = thread id, ext =
+ * exit code) --------------------------------------------------------------------------- */
+
+NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out);
+NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out)
+{
+    return obj_create(NSPA_TYPE_THREAD, EVT_MANUAL, 0, 0, NULL, out);
+}
+
+NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code);
+NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
+{
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_THREAD, &r);
+    if (!o) return r;
+    obj_lock(o);
+    uint64_t w = obj_claim(o);
+    o->ext = exit_code;
+    atomic_store_explicit(&o->word, w | EVT_SIGNALED, memory_order_release);
+    sync_try_wake(o);
+    obj_unclaim_if_idle(o);
+    obj_unlock(o);
+    return 0;
+}
+
+NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid);
+NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid)
+{
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_THREAD, &r);
+    if (!o) return r;
+    __atomic_store_n(&o->max, tid, __ATOMIC_RELEASE);
+    return 0;
+}
+
+NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled);
+NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled)
+{
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_THREAD, &r);
+    if (!o) return r;
+    obj_lock(o);
+    *tid = __atomic_load_n(&o->max, __ATOMIC_ACQUIRE);
+    *exit_code = o->ext;
+    *signaled = (atomic_load(&o->word) & EVT_SIGNALED) != 0;
+    obj_unlock(o);
+    return 0;
+}
+
+/* ---- reads ------------------------------------------------------------------------- */
+
+/* A consistent word: an unclaimed word is a stable snapshot; a claimed one (and a BIG
+ * mutex count) is read under the lock. */
+static uint64_t read_word(struct sobj *o, uint32_t *ext)
+{
+    uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
+    *ext = 0;
+    if (!(w & OBJ_CLAIMED)) return w;
+    obj_lock(o);
+    w = atomic_load_explicit(&o->word, memory_order_acquire);
+    *ext = o->ext;
+    obj_unlock(o);
+    return w;
+}
+
+NSPA_EXPORT int nspa_sem_read(nspa_obj_t h, struct nspa_sem_args *args)
+{
+    if (!args) return -EFAULT;
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_SEM, &r);
+    if (!o) return r;
+    uint32_t ext;
+    args->count = (uint32_t)read_word(o, &ext);
+    args->max = o->max;
+    return 0;
+}
+
+NSPA_EXPORT int nspa_mutex_read(nspa_obj_t h, struct nspa_mutex_args *args)
+{
+    if (!args) return -EFAULT;
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_MUTEX, &r);
+    if (!o) return r;
+    uint32_t ext;
+    uint64_t w = read_word(o, &ext);
+    uint32_t c = (uint32_t)(w >> MTX_CNT_SHIFT) & MTX_CNT_MASK;
+    args->owner = mtx_owner(w);
+    args->count = c == MTX_CNT_BIG ? ext : c;
+    return (w & MTX_ABANDONED) ? -EOWNERDEAD : 0;
+}
+
+NSPA_EXPORT int nspa_event_read(nspa_obj_t h, struct nspa_event_args *args)
+{
+    if (!args) return -EFAULT;
+    int r = 0;
+    struct sobj *o = typed(h, NSPA_TYPE_EVENT, &r);
+    if (!o) return r;
+    uint32_t ext;
+    uint64_t w = read_word(o, &ext);
+    args->manual = (w & EVT_MANUAL) ? 1 : 0;
+    args->signaled = (w & EVT_SIGNALED) ? 1 : 0;
+    return 0;
+}
+
+NSPA_EXPORT int nspa_obj_waiters(nspa_obj_t h)
+{
+    struct sobj *o = h_lookup(h);
+    if (!o) return -EBADF;
+    int n = 0;
+    obj_lock(o);
+    for (uint64_t r = o->q_head; r; r = E(r)->next)      /* still waiting, not granted */
+        if (!(atomic_load(&went_thr(E(r))->futex) & W_ENDED)) n++;
+    obj_unlock(o);
+    return n;
+}

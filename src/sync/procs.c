@@ -1,0 +1,320 @@
+/*
+ * Processes of a namespace: attaching, fork, exit, and sweeping the dead.
+ *
+ * A process attaches on its first NSPA call that needs the region (named objects, its
+ * thread records). If the region cannot be had (refused path, no memory), the process
+ * works on without it: unnamed objects live in the process arena, thread records too,
+ * and named calls fail with the reason (ns_error(); Win32 ERROR_ACCESS_DENIED for a
+ * refused path). Nothing here aborts.
+ *
+ * Each process has a slot (pid, start time: pid reuse is caught) and a ledger: for every
+ * handle it holds to a named object, the object's index at the handle's index. A dead
+ * process's ledger is how its references are given back (ns_sweep_dead).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "sync/internal.h"
+
+struct ns *nspa_ns;
+static int ns_err;                     /* why there is no region */
+static int ns_tried;
+static int ns_ready;                   /* nspa_ns is attached (it is set earlier, while
+                                        * attaching, for the refs of the sweep) */
+static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+static char ns_name[65];
+static struct ns ns_store;
+
+static int valid_ns_name(const char *n)
+{
+    size_t len = strlen(n);
+    if (len < 1 || len > 64 || n[0] == '.') return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = n[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+NSPA_EXPORT int nspa_set_namespace(const char *name)
+{
+    if (!name || !valid_ns_name(name)) return -EINVAL;
+    pthread_mutex_lock(&attach_lock);
+    int ret = 0;
+    if (ns_tried) ret = -EBUSY;
+    else snprintf(ns_name, sizeof(ns_name), "%s", name);
+    pthread_mutex_unlock(&attach_lock);
+    return ret;
+}
+
+NSPA_HIDDEN uint64_t proc_start_time(int pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    if (!p) return 0;
+    int field = 2;               /* fields after ')' start at 3; starttime is 22 */
+    for (; *p && field < 22; p++)
+        if (*p == ' ') field++;
+    return strtoull(p, NULL, 10);
+}
+
+static int proc_is_dead(const struct ns_proc *p)
+{
+    if (!p->pid) return 0;
+    if (kill((pid_t)p->pid, 0) < 0 && errno == ESRCH) return 1;
+    uint64_t st = proc_start_time((int)p->pid);
+    return st && st != p->start_time;
+}
+
+/* ---- slots ------------------------------------------------------------------------ */
+
+static uint32_t proc_take(struct ns *ns)
+{
+    struct ns_header *h = ns->hdr;
+    if (h->proc_free) {
+        uint32_t i = h->proc_free - 1;
+        jset32(ns, &h->proc_free, ns->procs[i].next_free);
+        return i;
+    }
+    if (h->proc_hwm >= MAX_PROCS) return UINT32_MAX;
+    jset32(ns, &h->proc_hwm, h->proc_hwm + 1);
+    return h->proc_hwm - 1;
+}
+
+static void proc_claim(struct ns *ns, uint32_t slot)
+{
+    struct ns_proc *p = &ns->procs[slot];
+    jset32(ns, &p->pid, (uint32_t)getpid());
+    jset64(ns, &p->start_time, proc_start_time(getpid()));
+    jset64(ns, &p->family, arena_family());
+    jset32(ns, &p->next_free, 0);
+    jset32(ns, &p->nthreads, 0);
+    for (uint32_t c = 0; c < LEDGER_DIR; c++) jset32(ns, &p->ledger[c], 0);
+}
+
+/* Give back every reference in process @slot's ledger, then the slot. Registry lock
+ * held; commits every 1024 handles (each prefix is consistent). */
+static void proc_release(struct ns *ns, uint32_t slot)
+{
+    struct ns_proc *p = &ns->procs[slot];
+    for (uint32_t c = 0; c < LEDGER_DIR; c++) {
+        if (!p->ledger[c]) continue;
+        uint32_t *chunk = ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK;
+        for (uint32_t k = 0; k < LEDGER_CHUNK; k++) {
+            uint32_t v = chunk[k];
+            if (!v) continue;
+            jset32(ns, &chunk[k], 0);
+            obj_unref(&ns->objs[v - 1]);
+            if ((k & 1023) == 1023) { reg_unlock(ns); reg_lock(ns); }
+        }
+        jset32(ns, &chunk[0], ns->hdr->chunk_free);     /* free list link */
+        jset32(ns, &ns->hdr->chunk_free, p->ledger[c]);
+        jset32(ns, &p->ledger[c], 0);
+    }
+    jset32(ns, &p->pid, 0);
+    jset32(ns, &p->next_free, ns->hdr->proc_free);
+    jset32(ns, &ns->hdr->proc_free, slot + 1);
+}
+
+/* Reclaim dead processes: their threads, their references. Registry lock held. */
+NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
+{
+    for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++) {
+        struct ns_proc *p = &ns->procs[i];
+        if (!p->pid || i == ns->proc) continue;
+        /* a slot with our own pid that is not ours: left by our image before an exec */
+        if (p->pid != (uint32_t)getpid() && !proc_is_dead(p)) continue;
+        int busy = 0;
+        for (uint32_t s = 0; s < ns->hdr->thr_hwm && p->nthreads; s++) {
+            struct thr *t = &ns->threads[s];
+            if (!t->tid || t->proc != i) continue;
+            int r = pthread_mutex_trylock(&t->alive);
+            if (r == EBUSY) {
+                /* the kernel has not run its robust list yet: next sweep */
+                busy = 1;
+                continue;
+            }
+            thr_release(ns, t);
+            if (r == EOWNERDEAD) pthread_mutex_consistent(&t->alive);
+            pthread_mutex_unlock(&t->alive);
+            nspa_futex_wake_n(nspa_robust_word(&t->alive), INT32_MAX, 1);
+        }
+        if (!busy) proc_release(ns, i);
+    }
+}
+
+/* ---- attach ----------------------------------------------------------------------- */
+
+static void at_exit(void);
+static void fork_prepare(void);
+static void fork_child(void);
+
+static int attach_locked(void)
+{
+    if (!ns_name[0]) {
+        const char *env = getenv("NSPA_NAMESPACE");
+        snprintf(ns_name, sizeof(ns_name), "%s", env && valid_ns_name(env) ? env : "default");
+    }
+    struct ns *ns = &ns_store;
+    for (int tries = 0; tries < 8; tries++) {
+        memset(ns, 0, sizeof(*ns));
+        ns->proc = UINT32_MAX;
+        int r = region_open(ns, ns_name);
+        if (r < 0) return r;
+        __atomic_store_n(&nspa_ns, ns, __ATOMIC_RELEASE);   /* refs decode from here on */
+        reg_lock(ns);
+        if (!ns->hdr->dead) break;
+        /* the last user unlinked it as we opened it: open (create) anew */
+        reg_unlock(ns);
+        __atomic_store_n(&nspa_ns, NULL, __ATOMIC_RELEASE);
+        munmap(ns->base, ns->size);
+        ns->base = NULL;
+    }
+    if (!ns->base) return -EAGAIN;
+    ns_sweep_dead(ns);
+    uint32_t slot = proc_take(ns);
+    if (slot == UINT32_MAX) {
+        reg_unlock(ns);
+        __atomic_store_n(&nspa_ns, NULL, __ATOMIC_RELEASE);
+        munmap(ns->base, ns->size);
+        return -EMFILE;
+    }
+    proc_claim(ns, slot);
+    ns->proc = slot;
+    reg_unlock(ns);
+    return 0;
+}
+
+static int fork_pending;
+NSPA_HIDDEN void procs_fork_fixup(void);
+
+NSPA_HIDDEN struct ns *ns_get(void)
+{
+    if (__builtin_expect(__atomic_load_n(&fork_pending, __ATOMIC_ACQUIRE), 0)) procs_fork_fixup();
+    if (__builtin_expect(__atomic_load_n(&ns_ready, __ATOMIC_ACQUIRE), 1))
+        return __atomic_load_n(&nspa_ns, __ATOMIC_ACQUIRE);
+    pthread_mutex_lock(&attach_lock);
+    if (!ns_tried) {
+        static int hooks;
+        if (!hooks) {
+            hooks = 1;
+            pthread_atfork(fork_prepare, NULL, fork_child);
+            atexit(at_exit);
+        }
+        int r = attach_locked();
+        ns_err = r;
+        __atomic_store_n(&ns_tried, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&ns_ready, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&attach_lock);
+    return nspa_ns;
+}
+
+NSPA_HIDDEN int ns_error(void) { return ns_err ? ns_err : -EACCES; }
+
+NSPA_EXPORT const char *nspa_namespace_path(void)
+{
+    struct ns *ns = ns_get();
+    return ns ? ns->path : NULL;
+}
+
+/* ---- fork ------------------------------------------------------------------------- */
+
+/* Before fork: this family's waits sleep on shared futexes from now on (the child will
+ * reach the process arena), and threads sleeping on private ones are made to look
+ * again. */
+static void fork_prepare(void)
+{
+    if (!arena_has_forked()) {
+        arena_mark_forked();
+        thr_rearm_sleepers();
+    }
+}
+
+/* The child: a process of its own. Its threads register anew, and its handles (a copy
+ * of the parent's table) get their references on its first NSPA call (h_fork_refs). */
+static void fork_child(void)
+{
+    pthread_mutex_init(&attach_lock, NULL);
+    arena_after_fork_child();
+    thr_after_fork_child();
+    h_after_fork_child();
+    reaper_after_fork();
+    if (nspa_ns) {
+        __atomic_store_n(&fork_pending, 1, __ATOMIC_RELEASE);
+        nspa_ns->proc = UINT32_MAX;
+    }
+}
+
+/* The child's first call: a process slot, then the handles' references. If the
+ * namespace has no free process slot, the region is dropped: unnamed objects go on. */
+NSPA_HIDDEN void procs_fork_fixup(void);
+NSPA_HIDDEN void procs_fork_fixup(void)
+{
+    pthread_mutex_lock(&attach_lock);
+    if (__atomic_load_n(&fork_pending, __ATOMIC_ACQUIRE)) {
+        struct ns *ns = nspa_ns;
+        if (ns) {
+            reg_lock(ns);
+            ns_sweep_dead(ns);
+            uint32_t slot = proc_take(ns);
+            if (slot != UINT32_MAX) {
+                proc_claim(ns, slot);
+                ns->proc = slot;
+            }
+            reg_unlock(ns);
+            if (slot == UINT32_MAX) {
+                ns_err = -EMFILE;
+                __atomic_store_n(&nspa_ns, NULL, __ATOMIC_RELEASE);
+            }
+        }
+        h_fork_refs();
+        __atomic_store_n(&fork_pending, 0, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&attach_lock);
+}
+
+NSPA_HIDDEN int procs_fork_pending(void);
+NSPA_HIDDEN int procs_fork_pending(void) { return __atomic_load_n(&fork_pending, __ATOMIC_RELAXED); }
+
+/* ---- exit ------------------------------------------------------------------------- */
+
+/* Process exit: the exiting thread's mutexes are abandoned (other threads' when the
+ * kernel marks their liveness mutexes), handles closed; the last process of an empty
+ * namespace removes its file. */
+static void at_exit(void)
+{
+    if (procs_fork_pending()) return;          /* a child that never called us */
+    nspa__thread_unregister();
+    h_close_all();
+    struct ns *ns = nspa_ns;
+    if (!ns || ns->proc == UINT32_MAX) return;
+    reg_lock(ns);
+    struct ns_proc *p = &ns->procs[ns->proc];
+    int last = 0;
+    if (!p->nthreads) {
+        proc_release(ns, ns->proc);
+        last = ns->hdr->nobjs == 0;
+        for (uint32_t i = 0; i < ns->hdr->proc_hwm && last; i++)
+            if (ns->procs[i].pid && !proc_is_dead(&ns->procs[i])) last = 0;
+    }
+    if (last) {
+        jset32(ns, &ns->hdr->dead, 1);
+        unlink(ns->path);
+    }
+    reg_unlock(ns);
+}

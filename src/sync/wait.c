@@ -1,0 +1,447 @@
+/*
+ * Waits: wait-any and wait-all (ntsync's semantics), priority-ordered, with a fast path
+ * of one compare-and-swap and no system call when the wait is satisfied at once.
+ *
+ * The slow path (types.h rules): queue one entry per object (each object's lock in
+ * turn), then try to be served (wait-any: each object serves its queue in order;
+ * wait-all: the waiter takes all its objects' locks in canonical order and grants
+ * itself), then sleep on the thread's futex word until it is granted, times out, or is
+ * poked (a wait-all object looks ready, a mutex owner changed or died). Then leave every
+ * queue. Signals never end a wait.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sync/internal.h"
+#include "rt/rt_internal.h"
+
+#define FAST_MISS       1
+#define PI_DELAY_NS     20000ull     /* a real-time waiter boosts the owner after 20 us */
+
+/* The calling thread's key: 100 + its real-time priority, or 0; read from the kernel at
+ * most every 50 ms (the RT cache shared with the locks, nspa/rt.h). */
+static __thread uint64_t prio_checked;
+
+NSPA_HIDDEN uint32_t current_key(void)
+{
+    uint64_t now = nspa_clock_ns(CLOCK_MONOTONIC_COARSE) / 1000000ull;
+    if (nspa_rt_thread_state < 0 || now - prio_checked > 50) {
+        nspa_rt_thread_load();
+        prio_checked = now;
+    }
+    int st = nspa_rt_thread_state;
+    return st > 0 ? 100 + (uint32_t)st : 0;
+}
+
+/* NSPA_SPIN: rounds a waiter for a mutex held by another thread spins before it queues
+ * (200; 0 = off). Events and semaphores never spin, real-time threads never spin, and
+ * nobody spins past queued waiters (a claimed word sends everyone to the queue). */
+static int spin_rounds = -1;
+
+static int spin_limit(void)
+{
+    int n = __atomic_load_n(&spin_rounds, __ATOMIC_RELAXED);
+    if (__builtin_expect(n < 0, 0)) {
+        n = nspa_env_int("NSPA_SPIN", 200, 0, 100000);
+        __atomic_store_n(&spin_rounds, n, __ATOMIC_RELAXED);
+    }
+    return n;
+}
+
+/* ---- the fast path -------------------------------------------------------------------- */
+
+/* Take @o for @owner with one CAS while nobody waits on it. Returns 0 / -EOWNERDEAD /
+ * -ETIMEDOUT when decided, FAST_MISS when the slow path must run. */
+static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
+{
+    const struct sync_kind *k = sync_kind_of(o->type);
+    if (!k) return -EBADF;
+    uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
+    int spins = 0;
+    while (!(w & OBJ_CLAIMED)) {
+        if (k->signaled(o, w, owner)) {
+            uint64_t nw;
+            uint32_t ext = o->ext;
+            int ab = k->consume(o, w, owner, &nw, &ext);
+            if (o->type == NSPA_TYPE_MUTEX) {
+                if (((nw >> MTX_CNT_SHIFT) & MTX_CNT_MASK) == MTX_CNT_BIG) return FAST_MISS;
+                if (!mtx_owner(w)) {
+                    struct nspa_tls *me = self();
+                    if (!me) return -ENOMEM;
+                    owned_add(me->t, o);             /* before the CAS: see owned_add */
+                }
+            }
+            if (nw == w || atomic_compare_exchange_weak_explicit(&o->word, &w, nw, memory_order_acq_rel,
+                                                                 memory_order_acquire))
+                return ab ? -EOWNERDEAD : 0;
+            continue;
+        }
+        if (timeout == 0) return -ETIMEDOUT;
+        if (!spin || o->type != NSPA_TYPE_MUTEX || spins++ >= spin_limit() || nspa_rt_self_is_rt())
+            return FAST_MISS;
+        nspa_cpu_relax();
+        w = atomic_load_explicit(&o->word, memory_order_acquire);
+    }
+    return FAST_MISS;
+}
+
+/* ---- wait-all: the waiter grants itself ---------------------------------------------- */
+
+static uint64_t order_key(const struct sobj *o)
+{
+    /* process-arena objects first, by address; region objects by offset (the same in
+     * every process) */
+    return o->in_region ? (1ull << 63) | (uint64_t)((const char *)o - nspa_ns->base) : (uint64_t)(uintptr_t)o;
+}
+
+/* Lock @n objects in canonical order (types.h, rule 3); @ord receives the order. */
+static void lock_all(struct sobj *const *objs, uint32_t n, uint8_t *ord)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = i;
+        while (j > 0 && order_key(objs[ord[j - 1]]) > order_key(objs[i])) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = (uint8_t)i;
+    }
+    for (uint32_t i = 0; i < n; i++) obj_lock(objs[ord[i]]);
+}
+
+static void unlock_all(struct sobj *const *objs, uint32_t n, const uint8_t *ord)
+{
+    for (uint32_t i = n; i-- > 0;) obj_unlock(objs[ord[i]]);
+}
+
+/* Take every object of a wait-all at once, or none. Returns 1 when taken (the futex
+ * word of @t says DONE then), 0 when not all are ready, or when @t was granted its
+ * alert meanwhile (its futex word says so). */
+static int take_all(struct thr *t, struct sobj *const *objs, uint32_t n, uint32_t owner)
+{
+    uint8_t ord[NSPA_MAX_WAIT_OBJECTS];
+    lock_all(objs, n, ord);
+    int ok = 1;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        /* claimed before it is read: a fast-path CAS could change it after the check */
+        if (!objs[i]->type) ok = 0;
+        else ok = obj_signaled_for(objs[i], obj_claim(objs[i]), owner);
+    }
+    int won = ok ? grant_all_locked(t, objs, n, 1) : 0;
+    if (!won)
+        for (uint32_t i = 0; i < n; i++) obj_unclaim_if_idle(objs[i]);
+    unlock_all(objs, n, ord);
+    return won;
+}
+
+/* ---- leaving ---------------------------------------------------------------------- */
+
+/* Take @t's entries out of every queue (by @t itself, or by whoever reclaims a dead
+ * thread: @reg_held then). */
+NSPA_HIDDEN void wait_unqueue(struct thr *t, int reg_held)
+{
+    uint32_t n = t->count + (t->has_alert ? 1 : 0);
+    int follow = thr_may_follow(t);
+    for (uint32_t i = 0; i < n && i < WAIT_SLOTS; i++) {
+        uint64_t ref = t->objs[i];
+        if (!__atomic_load_n(&t->ent[i].obj, __ATOMIC_ACQUIRE) || (!(ref & 1) && !follow)) continue;
+        struct sobj *o = R(ref);
+        if (!o) continue;
+        obj_lock(o);
+        q_remove(o, &t->ent[i]);
+        int reap = o->zombie && !o->q_head;
+        if (o->type == NSPA_TYPE_MUTEX && o->q_head) sync_try_wake(o);   /* owner changed meanwhile */
+        obj_unclaim_if_idle(o);
+        obj_unlock(o);
+        if (reap) obj_reap_zombie(o, reg_held);
+    }
+    __atomic_store_n(&t->kind, WAIT_NONE, __ATOMIC_RELEASE);
+}
+
+/* ---- sleeping --------------------------------------------------------------------- */
+
+/* The owners of the mutexes of the wait that live in other processes: their liveness
+ * words go into @wv (the kernel wakes us at their death). A dead one is reclaimed now.
+ * Returns how many words. */
+static uint32_t watch_owners(struct sobj *const *objs, uint32_t n, struct nspa_futex_waitv *wv)
+{
+    struct ns *ns = nspa_ns;
+    uint32_t nw = 0;
+    if (!ns) return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct sobj *o = objs[i];
+        if (o->type != NSPA_TYPE_MUTEX) continue;
+        uint32_t owner = mtx_owner(atomic_load_explicit(&o->word, memory_order_acquire));
+        if (!owner) continue;
+        struct thr *ot = thr_by_tid(owner);
+        if (!ot || !in_region(ot) || ot->proc == ns->proc) continue;
+        _Atomic uint32_t *lw = nspa_robust_word(&ot->alive);
+        /* FUTEX_WAITERS makes the kernel wake a waiter when it marks the holder dead */
+        uint32_t v = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
+        if (thr_is_dead_word(v) || !(v & FUTEX_TID_MASK)) {
+            thr_dead_check(ot, owner);      /* it died: its mutexes are abandoned now */
+            continue;
+        }
+        nspa_waitv_set(&wv[nw++], lw, v, 1);
+    }
+    return nw;
+}
+
+static void boost_owners(struct sobj *const *objs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (objs[i]->type == NSPA_TYPE_MUTEX) pi_update_owner_of(objs[i], 0);
+}
+
+/* Sleep until @t's futex word changes from @v, a watched owner dies, @deadline (ns on
+ * @clk; UINT64_MAX: none) or a backstop. */
+static void sleep_once(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, uint32_t nwatch,
+                       uint64_t deadline, clockid_t clk)
+{
+    int shared = t->shared_futex || arena_has_forked();
+    struct timespec ts, *tsp = NULL;
+    if (deadline != UINT64_MAX) {
+        ts = nspa_ts_from_ns(deadline);
+        tsp = &ts;
+    }
+    if (nwatch) {
+        nspa_waitv_set(&wv[0], &t->futex, v, shared);
+        if (nspa_futex_waitv(wv, 1 + nwatch, tsp, clk) != -ENOSYS) return;
+        /* before Linux 5.16: our own word, and owners re-checked every 50 ms */
+        uint64_t step = nspa_clock_ns(clk) + 50000000ull;
+        if (deadline > step) ts = nspa_ts_from_ns(step), tsp = &ts;
+    }
+    nspa_futex_wait_abs(&t->futex, v, tsp, clk, shared);
+}
+
+static int ended_result(struct nspa_wait_args *args, uint32_t v)
+{
+    if (!(v & W_DONE)) return -ETIMEDOUT;
+    args->index = (v >> W_IDX_SHIFT) & W_IDX_MASK;
+    return (v & W_ABANDONED) ? -EOWNERDEAD : 0;
+}
+
+/* Queue, be served, sleep, leave. */
+static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct sobj **objs, uint32_t count,
+                     int has_alert, int all)
+{
+    struct thr *t = me->t;
+    uint32_t n = count + has_alert, owner = args->owner;
+    uint64_t timeout = args->timeout;
+    clockid_t clk = (args->flags & NSPA_WAIT_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+    uint32_t key = timeout ? pi_own_key(t, current_key()) : 0;
+    int shared = arena_has_forked();
+    for (uint32_t i = 0; i < n; i++) shared |= objs[i]->in_region;
+
+    /* the wait block: written by this thread alone while it is not queued */
+    t->count = count;
+    t->has_alert = (uint32_t)has_alert;
+    t->owner = owner;
+    t->key = key;
+    t->shared_futex = (uint32_t)shared;
+    for (uint32_t i = 0; i < n; i++) t->objs[i] = REF(objs[i]);
+    atomic_store_explicit(&t->futex, 0, memory_order_relaxed);
+    __atomic_store_n(&t->kind, all ? WAIT_ALL : WAIT_ANY, __ATOMIC_RELEASE);
+    uint32_t qkey = pi_eff_key(t) > key ? pi_eff_key(t) : key;
+
+    for (uint32_t i = 0; i < n; i++) {
+        struct sobj *o = objs[i];
+        obj_lock(o);
+        if (!o->type) {                      /* closed and freed since the lookup */
+            obj_unlock(o);
+            uint32_t v = 0;
+            int cut = atomic_compare_exchange_strong(&t->futex, &v, W_TIMEDOUT);
+            wait_unqueue(t, 0);
+            return cut ? -EBADF : ended_result(args, v);   /* granted meanwhile: that stands */
+        }
+        q_insert(o, &t->ent[i], qkey);
+        obj_unlock(o);
+    }
+    if (all) {
+        take_all(t, objs, count, owner);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (atomic_load_explicit(&t->futex, memory_order_acquire) & W_ENDED) break;
+        if (all && i < count) continue;
+        obj_lock(objs[i]);
+        sync_try_wake(objs[i]);
+        obj_unlock(objs[i]);
+    }
+
+    int pi_pending = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (objs[i]->type != NSPA_TYPE_MUTEX) continue;
+        uint32_t ow = mtx_owner(atomic_load(&objs[i]->word));
+        if (!ow) continue;
+        if (key && pi_enabled()) pi_pending = 1;
+        struct thr *ot = thr_by_tid(ow);
+        if (ot) reaper_poke_owner(ot);       /* its process watches us from now on */
+    }
+    uint64_t pi_at = pi_pending ? nspa_clock_ns(clk) + PI_DELAY_NS : UINT64_MAX;
+    int boosted = 0;
+
+    struct nspa_futex_waitv wv[WAIT_SLOTS + 1];
+    uint32_t nwatch = watch_owners(objs, count, wv + 1);
+    uint32_t seen = atomic_load(&t->futex) & W_POKE_MASK;
+    uint32_t v;
+    for (;;) {
+        v = atomic_load_explicit(&t->futex, memory_order_acquire);
+        if (v & W_ENDED) break;
+        if ((v & W_POKE_MASK) != seen) {
+            /* poked: an object may be ready for a wait-all, an owner changed, fork */
+            seen = v & W_POKE_MASK;
+            if (all && !take_all(t, objs, count, owner)) {
+                for (uint32_t i = 0; i < count; i++) {
+                    obj_lock(objs[i]);
+                    sync_try_wake(objs[i]);
+                    obj_unlock(objs[i]);
+                }
+            }
+            nwatch = watch_owners(objs, count, wv + 1);
+            continue;
+        }
+        uint64_t now = nspa_clock_ns(clk);
+        if (timeout != NSPA_TIMEOUT_INFINITE && now >= timeout) {
+            atomic_compare_exchange_strong(&t->futex, &v, v | W_TIMEDOUT);
+            continue;
+        }
+        if (pi_at != UINT64_MAX && now >= pi_at) {
+            pi_at = UINT64_MAX;
+            boosted = 1;
+            boost_owners(objs, count);
+            continue;
+        }
+        uint64_t until = timeout == NSPA_TIMEOUT_INFINITE ? UINT64_MAX : timeout;
+        if (pi_at < until) until = pi_at;
+        /* a waker killed between its CAS and its FUTEX_WAKE leaves us granted and
+         * asleep: sleepers reachable from other processes never sleep longer than
+         * the backstop */
+        if ((shared || nwatch) && now + WAKE_BACKSTOP_NS < until) until = now + WAKE_BACKSTOP_NS;
+        sleep_once(t, v, wv, nwatch, until, clk);
+        if (nwatch) nwatch = watch_owners(objs, count, wv + 1);
+    }
+    wait_unqueue(t, 0);
+    if (boosted || (key && pi_enabled())) boost_owners(objs, count);
+    return ended_result(args, v);
+}
+
+/* ---- the calls ---------------------------------------------------------------------- */
+
+static int resolve(const struct nspa_wait_args *args, struct sobj **objs, int all)
+{
+    uint32_t count = args->count;
+    for (uint32_t i = 0; i < count; i++) {
+        objs[i] = h_lookup(args->objs[i]);
+        if (!objs[i]) return -EBADF;
+        if (!sync_kind_of(objs[i]->type)) return -EINVAL;
+    }
+    uint32_t n = count;
+    if (args->alert) {
+        objs[count] = h_lookup(args->alert);
+        if (!objs[count]) return -EBADF;
+        if (objs[count]->type != NSPA_TYPE_EVENT) return -EINVAL;
+        n++;
+    }
+    if (all)
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                if (objs[i] == objs[j]) return -EINVAL;
+    return 0;
+}
+
+/* A wait-any that every object lets decide without a lock: the first signaled object
+ * (lowest index, the alert last) is taken by CAS. FAST_MISS: some object has waiters,
+ * or nothing is signaled and the wait may sleep. */
+static int any_unqueued(struct sobj **objs, uint32_t n, uint32_t owner, uint64_t timeout, uint32_t *index)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (atomic_load_explicit(&objs[i]->word, memory_order_acquire) & OBJ_CLAIMED) return FAST_MISS;
+    for (uint32_t i = 0; i < n; i++) {
+        int r = take_fast(objs[i], owner, 0, 0);
+        if (r != -ETIMEDOUT) {
+            *index = i;
+            return r;
+        }
+    }
+    return timeout == 0 ? -ETIMEDOUT : FAST_MISS;
+}
+
+static int do_wait(struct nspa_wait_args *args, int all)
+{
+    if (!args) return -EFAULT;
+    if (args->count > NSPA_MAX_WAIT_OBJECTS || !args->owner || (args->flags & ~NSPA_WAIT_REALTIME) || args->pad)
+        return -EINVAL;
+    if (args->count && !args->objs) return -EFAULT;
+    struct nspa_tls *me = self();
+    if (!me) return -ENOMEM;
+    struct sobj *objs[WAIT_SLOTS];
+    int r = resolve(args, objs, all);
+    if (r) return r;
+    uint32_t count = args->count, n = count + (args->alert ? 1 : 0);
+    for (uint32_t i = 0; i < n; i++)
+        if (objs[i]->in_region && !in_region(me->t)) return -ENOSPC;   /* no region slot */
+    if (!all) {
+        uint32_t index = 0;
+        r = any_unqueued(objs, n, args->owner, args->timeout, &index);
+        if (r != FAST_MISS) {
+            args->index = index;
+            return r;
+        }
+    } else if (count && !args->alert) {
+        /* all at once, before queueing */
+        struct thr *t = me->t;
+        t->count = count;
+        t->has_alert = 0;
+        t->owner = args->owner;
+        for (uint32_t i = 0; i < count; i++) t->objs[i] = REF(objs[i]);
+        atomic_store(&t->futex, 0);
+        __atomic_store_n(&t->kind, WAIT_ALL, __ATOMIC_RELEASE);
+        int won = take_all(t, objs, count, args->owner);
+        __atomic_store_n(&t->kind, WAIT_NONE, __ATOMIC_RELEASE);
+        if (won) return ended_result(args, atomic_load(&t->futex));
+        if (args->timeout == 0) return -ETIMEDOUT;
+    }
+    return wait_slow(me, args, objs, count, args->alert != 0, all);
+}
+
+/* One object, no alert: the common WaitForSingleObject. */
+static inline int wait_one(struct nspa_wait_args *args, int all)
+{
+    if (args->owner && !args->flags && !args->pad) {
+        struct sobj *o = h_lookup(args->objs[0]);
+        if (o) {
+            int r = take_fast(o, args->owner, args->timeout, 1);
+            if (r != FAST_MISS) {
+                args->index = 0;
+                return r;
+            }
+        }
+    }
+    return do_wait(args, all);
+}
+
+NSPA_EXPORT int nspa_wait_any(struct nspa_wait_args *args)
+{
+    if (args && args->count == 1 && !args->alert && args->objs) return wait_one(args, 0);
+    return do_wait(args, 0);
+}
+
+NSPA_EXPORT int nspa_wait_all(struct nspa_wait_args *args)
+{
+    if (args && args->count == 1 && !args->alert && args->objs) return wait_one(args, 1);
+    return do_wait(args, 1);
+}
+
+/* internal: WaitForSingleObject's path, without building a request */
+NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout);
+NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
+{
+    struct nspa_tls *me = self();
+    if (!me) return -ENOMEM;
+    struct sobj *o = h_lookup(h);
+    if (o) {
+        int r = take_fast(o, me->tid, timeout, 1);
+        if (r != FAST_MISS) return r;
+    }
+    struct nspa_wait_args a = { .timeout = timeout, .objs = &h, .count = 1, .owner = me->tid };
+    return do_wait(&a, 0);
+}

@@ -1,0 +1,373 @@
+/*
+ * Serving a queue: who gets an object that became signaled, in priority order; the
+ * grant protocol (types.h, rule 4); abandonment of a dead owner's mutexes; the owned-
+ * mutex lists.
+ */
+#include <errno.h>
+#include <string.h>
+#include "sync/internal.h"
+
+/* ---- the kinds of this file: semaphore, mutex, event, thread ------------------------- */
+
+static int sem_signaled(const struct sobj *o, uint64_t w, uint32_t owner) { return (uint32_t)w != 0; }
+static int sem_consume(const struct sobj *o, uint64_t w, uint32_t owner, uint64_t *nw, uint32_t *ext)
+{
+    *nw = w - 1;
+    return 0;
+}
+
+static int evt_signaled(const struct sobj *o, uint64_t w, uint32_t owner) { return (w & EVT_SIGNALED) != 0; }
+static int evt_consume(const struct sobj *o, uint64_t w, uint32_t owner, uint64_t *nw, uint32_t *ext)
+{
+    *nw = (w & EVT_MANUAL) ? w : (w & ~EVT_SIGNALED);
+    return 0;
+}
+
+static int mtx_signaled(const struct sobj *o, uint64_t w, uint32_t owner)
+{
+    uint32_t ow = mtx_owner(w);
+    return !ow || (ow == owner && mtx_count(o, w) < UINT32_MAX);
+}
+
+/* The word for (owner, count, abandoned); a count that does not fit goes to *ext. */
+NSPA_HIDDEN uint64_t mtx_make_word(struct sobj *o, uint32_t owner, uint32_t count, int abandoned, uint32_t *ext)
+{
+    uint64_t c = count;
+    *ext = o->ext;
+    if (count >= MTX_CNT_BIG) {
+        *ext = count;
+        c = MTX_CNT_BIG;
+    }
+    return (c << MTX_CNT_SHIFT) | owner | (abandoned ? MTX_ABANDONED : 0);
+}
+
+static int mtx_consume(const struct sobj *o, uint64_t w, uint32_t owner, uint64_t *nw, uint32_t *ext)
+{
+    uint32_t c = mtx_owner(w) ? mtx_count(o, w) : 0;
+    *nw = mtx_make_word((struct sobj *)o, owner, c + 1, 0, ext) | (w & OBJ_CLAIMED);
+    return (w & MTX_ABANDONED) != 0;
+}
+
+static const struct sync_kind k_sem = { sem_signaled, sem_consume };
+static const struct sync_kind k_mutex = { mtx_signaled, mtx_consume };
+static const struct sync_kind k_event = { evt_signaled, evt_consume };
+static const struct sync_kind k_thread = { evt_signaled, evt_consume };   /* a manual event */
+
+__attribute__((constructor)) static void kinds_init(void)
+{
+    sync_kind_register(NSPA_TYPE_SEM, &k_sem);
+    sync_kind_register(NSPA_TYPE_MUTEX, &k_mutex);
+    sync_kind_register(NSPA_TYPE_EVENT, &k_event);
+    sync_kind_register(NSPA_TYPE_THREAD, &k_thread);
+}
+
+NSPA_HIDDEN int obj_signaled_for(const struct sobj *o, uint64_t w, uint32_t owner)
+{
+    const struct sync_kind *k = sync_kind_of(o->type);
+    return k && k->signaled(o, w, owner);
+}
+
+/* ---- owned mutexes ------------------------------------------------------------------ */
+
+/* Record that @t acquired mutex @o: by @t itself, or by a granter while @t sleeps.
+ * Added before the acquiring change and removed after the releasing one, so that a
+ * death at any instant leaves every owned mutex listed; entries may be stale (checked
+ * against the owner when used). */
+NSPA_HIDDEN void owned_add(struct thr *t, struct sobj *o)
+{
+    uint64_t ref = REF(o);
+    uint32_t n = atomic_load_explicit(&t->nowned, memory_order_relaxed);
+    uint32_t free_i = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t v = atomic_load_explicit(&t->owned[i], memory_order_relaxed);
+        if (v == ref) return;
+        if (!v && free_i == UINT32_MAX) free_i = i;
+    }
+    if (free_i == UINT32_MAX) {
+        if (n >= OWNED_MAX) {
+            atomic_store_explicit(&t->owned_overflow, 1, memory_order_release);
+            return;
+        }
+        free_i = n;
+        atomic_store_explicit(&t->nowned, n + 1, memory_order_release);
+    }
+    atomic_store_explicit(&t->owned[free_i], ref, memory_order_release);
+}
+
+NSPA_HIDDEN void owned_remove(struct thr *t, struct sobj *o)
+{
+    uint64_t ref = REF(o);
+    uint32_t n = atomic_load_explicit(&t->nowned, memory_order_relaxed);
+    for (uint32_t i = n; i-- > 0;) {
+        if (atomic_load_explicit(&t->owned[i], memory_order_relaxed) != ref) continue;
+        atomic_store_explicit(&t->owned[i], 0, memory_order_release);
+        if (i + 1 == n) {
+            while (i > 0 && !atomic_load_explicit(&t->owned[i - 1], memory_order_relaxed)) i--;
+            atomic_store_explicit(&t->nowned, i, memory_order_release);
+        }
+        return;
+    }
+}
+
+/* May this process follow the untagged refs of record @t (same fork family)? */
+NSPA_HIDDEN int thr_may_follow(const struct thr *t)
+{
+    return t->family == arena_family();
+}
+
+/* ---- waking ------------------------------------------------------------------------- */
+
+static inline int futex_shared_for(const struct thr *t)
+{
+    return t->shared_futex || arena_has_forked();
+}
+
+NSPA_HIDDEN void waiter_wake(struct thr *t)
+{
+    nspa_futex_wake_n(&t->futex, 1, futex_shared_for(t));
+}
+
+/* Make a waiter look again (an object of its wait-all may be ready, an owner changed,
+ * the process forked): bump the poke counter of its futex word and wake it. */
+NSPA_HIDDEN void waiter_poke(struct thr *t)
+{
+    uint32_t v = atomic_load_explicit(&t->futex, memory_order_relaxed);
+    while (!(v & W_ENDED)) {
+        uint32_t nv = (v & ~W_POKE_MASK) | ((v + 1) & W_POKE_MASK);
+        if (atomic_compare_exchange_weak_explicit(&t->futex, &v, nv, memory_order_acq_rel, memory_order_relaxed)) {
+            waiter_wake(t);
+            return;
+        }
+    }
+}
+
+/* Could wait-all waiter @t have all its objects now? Read without their locks (a
+ * guess: the waiter decides under the locks). Objects this process cannot reach say
+ * yes, so the waiter looks. */
+static int all_ready_guess(struct thr *t)
+{
+    int follow = thr_may_follow(t);
+    atomic_thread_fence(memory_order_seq_cst);      /* our store, then their words */
+    for (uint32_t i = 0; i < t->count; i++) {
+        uint64_t ref = t->objs[i];
+        if (!(ref & 1) && !follow) continue;
+        struct sobj *x = R(ref);
+        if (!x) continue;
+        if (!obj_signaled_for(x, atomic_load_explicit(&x->word, memory_order_acquire), t->owner)) return 0;
+    }
+    return 1;
+}
+
+/* Grant entry @i of waiter @t on object @o (wait-any, or the alert of any wait): the
+ * waiter's CAS first, then the object's change, with the intent around it. Returns 1
+ * if granted. Lock held, word claimed. */
+static int grant_one(struct sobj *o, struct thr *t, uint32_t i)
+{
+    uint64_t w = atomic_load_explicit(&o->word, memory_order_relaxed);
+    uint64_t nw;
+    uint32_t ext = o->ext;
+    int ab = sync_kind_of(o->type)->consume(o, w, t->owner, &nw, &ext);
+    o->intent.old_word = w;
+    o->intent.new_word = nw | OBJ_CLAIMED;
+    o->intent.old_ext = o->ext;
+    o->intent.new_ext = ext;
+    __atomic_store_n(&o->intent.waiter, REF(t), __ATOMIC_RELEASE);
+    uint32_t v = atomic_load_explicit(&t->futex, memory_order_acquire);
+    int won = 0;
+    while (!(v & W_ENDED)) {
+        uint32_t nv = W_DONE | (ab ? W_ABANDONED : 0) | (i << W_IDX_SHIFT) | (v & W_POKE_MASK);
+        if (atomic_compare_exchange_weak_explicit(&t->futex, &v, nv, memory_order_acq_rel, memory_order_acquire)) {
+            won = 1;
+            break;
+        }
+    }
+    if (won) {
+        /* listed before it owns (the word below); after the CAS, so that only the
+         * granter that won writes the sleeping waiter's list (recovery lists it too) */
+        if (o->type == NSPA_TYPE_MUTEX) owned_add(t, o);
+        o->ext = ext;
+        atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
+    }
+    __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
+    if (won) waiter_wake(t);
+    return won;
+}
+
+/* Grant wait-all waiter @t all of @objs (every lock held, every object signaled for
+ * it): intents, the waiter's CAS, then the words (rule 4). With @serve, each object
+ * then serves its other waiters (a manual event, a semaphore's remaining count).
+ * Returns 1 if granted (0: @t was granted its alert or timed out meanwhile). */
+NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32_t n, int serve)
+{
+    uint32_t ab = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        struct sobj *o = objs[i];
+        uint64_t w = obj_claim(o), nw;
+        uint32_t ext = o->ext;
+        if (sync_kind_of(o->type)->consume(o, w, t->owner, &nw, &ext) && ab == UINT32_MAX) ab = i;
+        if (o->type == NSPA_TYPE_MUTEX) owned_add(t, o);
+        o->intent.old_word = w;
+        o->intent.new_word = nw | OBJ_CLAIMED;
+        o->intent.old_ext = o->ext;
+        o->intent.new_ext = ext;
+        __atomic_store_n(&o->intent.waiter, REF(t), __ATOMIC_RELEASE);
+    }
+    int won = 0;
+    uint32_t v = atomic_load_explicit(&t->futex, memory_order_acquire);
+    while (!(v & W_ENDED)) {
+        uint32_t nv = W_DONE | (ab != UINT32_MAX ? W_ABANDONED | (ab << W_IDX_SHIFT) : 0) | (v & W_POKE_MASK);
+        if (atomic_compare_exchange_weak_explicit(&t->futex, &v, nv, memory_order_acq_rel, memory_order_acquire)) {
+            won = 1;
+            break;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct sobj *o = objs[i];
+        if (won) {
+            o->ext = o->intent.new_ext;
+            atomic_store_explicit(&o->word, o->intent.new_word, memory_order_release);
+        }
+        __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (won && serve) sync_try_wake(objs[i]);
+        obj_unclaim_if_idle(objs[i]);
+    }
+    return won;
+}
+
+/* A wait-all waiter @t queued on @o (locked) looks satisfiable: grant it here, taking
+ * its other objects' locks by trylock (we hold @o, so waiting for them could cycle).
+ * Returns 1 granted, 0 not all ready, -1 could not tell (a lock busy, an object out of
+ * reach): the waiter is poked to decide under its own locks. */
+static __thread int inline_depth;
+
+static int grant_all_inline(struct sobj *o, struct thr *t)
+{
+    uint32_t n = t->count;
+    struct sobj *objs[NSPA_MAX_WAIT_OBJECTS];
+    uint64_t held = 0;
+    int follow = thr_may_follow(t), r = -1;
+    if (inline_depth > 1 || n > NSPA_MAX_WAIT_OBJECTS) return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t ref = t->objs[i];
+        if (!(ref & 1) && !follow) return -1;
+        objs[i] = R(ref);
+        if (!objs[i]) return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (objs[i] == o) continue;
+        int e = pthread_mutex_trylock(&objs[i]->lock);
+        if (e == EOWNERDEAD) {
+            obj_recover(objs[i]);
+            pthread_mutex_consistent(&objs[i]->lock);
+            e = 0;
+        }
+        if (e) goto out;
+        held |= 1ull << i;
+    }
+    r = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!objs[i]->type || !obj_signaled_for(objs[i], atomic_load_explicit(&objs[i]->word, memory_order_acquire), t->owner))
+            goto out;
+    inline_depth++;
+    r = grant_all_locked(t, objs, n, 1);
+    inline_depth--;
+    if (r) waiter_wake(t);
+out:
+    for (uint32_t i = 0; i < n; i++)
+        if (held & (1ull << i)) obj_unlock(objs[i]);
+    return r;
+}
+
+/* Serve @o's waiters in queue order (priority, then FIFO) while it can satisfy them.
+ * A wait-all waiter whose other objects look ready is poked to take them itself, and
+ * nobody behind it is served meanwhile (it comes first). Lock held. */
+NSPA_HIDDEN void sync_try_wake(struct sobj *o)
+{
+    if (!o->q_head) return;
+    obj_claim(o);
+    for (uint64_t r = o->q_head; r;) {
+        struct went *e = E(r);
+        uint64_t next = e->next;
+        struct thr *t = went_thr(e);
+        uint32_t i = e->idx;
+        uint64_t w = atomic_load_explicit(&o->word, memory_order_relaxed);
+        if (atomic_load_explicit(&t->futex, memory_order_acquire) & W_ENDED) {
+            r = next;
+            continue;
+        }
+        if (t->kind == WAIT_ALL) {
+            if (all_ready_guess(t)) {
+                int g = grant_all_inline(o, t);
+                if (g < 0) {
+                    waiter_poke(t);        /* it decides under its own locks; it comes first */
+                    return;
+                }
+                if (g > 0) {
+                    if (!o->q_head) return;
+                    r = o->q_head;         /* the queue may have changed under the grant */
+                    continue;
+                }
+            }
+            if (i < t->count) {            /* an object of it: it cannot take it alone */
+                r = next;
+                continue;
+            }
+            /* its alert: granted when the objects are not all ready */
+        }
+        if (obj_signaled_for(o, w, t->owner)) {
+            grant_one(o, t, i);
+            if (o->type != NSPA_TYPE_MUTEX &&
+                !obj_signaled_for(o, atomic_load_explicit(&o->word, memory_order_relaxed), 0))
+                return;
+        } else if (o->type != NSPA_TYPE_MUTEX) {
+            return;                        /* nobody else can take it either */
+        }
+        r = next;
+    }
+}
+
+/* ---- abandonment -------------------------------------------------------------------- */
+
+/* Abandon mutex @o (its owner is gone): unowned, abandoned, waiters served. Lock held. */
+NSPA_HIDDEN void mtx_abandon(struct sobj *o)
+{
+    obj_claim(o);
+    uint32_t ext;
+    uint64_t nw = mtx_make_word(o, 0, 0, 1, &ext);
+    o->ext = ext;
+    atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
+    sync_try_wake(o);
+    obj_unclaim_if_idle(o);
+}
+
+/* Thread @t (id @tid) is gone: abandon every mutex it owns. Objects this process
+ * cannot reach are left to their own family. */
+NSPA_HIDDEN void thr_abandon_owned(struct thr *t, uint32_t tid)
+{
+    int follow = thr_may_follow(t);
+    uint32_t n = atomic_load(&t->nowned);
+    if (n > OWNED_MAX) n = OWNED_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t ref = atomic_load(&t->owned[i]);
+        if (!ref || (!(ref & 1) && !follow)) continue;
+        struct sobj *o = R(ref);
+        if (!o) continue;
+        obj_lock(o);
+        if (o->type == NSPA_TYPE_MUTEX && mtx_owner(atomic_load(&o->word)) == tid) mtx_abandon(o);
+        obj_unlock(o);
+    }
+    if (atomic_load(&t->owned_overflow) && nspa_ns) {
+        /* the list overflowed once: look at every named mutex */
+        struct ns *ns = nspa_ns;
+        for (uint32_t k = 0; k < ns->hdr->obj_hwm; k++) {
+            struct sobj *o = &ns->objs[k];
+            if (o->type != NSPA_TYPE_MUTEX || mtx_owner(atomic_load(&o->word)) != tid) continue;
+            obj_lock(o);
+            if (o->type == NSPA_TYPE_MUTEX && mtx_owner(atomic_load(&o->word)) == tid) mtx_abandon(o);
+            obj_unlock(o);
+        }
+    }
+    /* the list stays: a release rolled back (its registry section died) runs again */
+}
