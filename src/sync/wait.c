@@ -68,6 +68,7 @@ static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
                 if (!mtx_owner(w)) {
                     struct nspa_tls *me = self();
                     if (!me) return -ENOMEM;
+                    if (o->in_region && !in_region(me->t)) return -ENOSPC;   /* no slot */
                     owned_add(me->t, o);             /* before the CAS: see owned_add */
                 }
             }

@@ -39,6 +39,7 @@ struct w32_thread {
     void *param;
     int started, suspended, exited;
     int handed;                         /* CreateThread is done with the record */
+    int in_tls;                         /* a foreign thread's record: static TLS, not freed */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -97,14 +98,20 @@ static struct w32_thread *registry_find_locked(uint32_t tid)
     return NULL;
 }
 
-/* The calling thread's record, made on first use for threads not made by CreateThread. */
+/* The calling thread's record, made on first use for threads not made by CreateThread:
+ * in static TLS, so that a thread's first (alertable) wait allocates nothing. */
+static __thread struct w32_thread tls_rec;
+
 static struct w32_thread *current(void)
 {
     struct w32_thread *t = cur;
     if (t) return t;
     pthread_once(&rec_once, rec_key_init);
-    t = rec_new();
-    if (!t) abort();
+    t = &tls_rec;
+    memset(t, 0, sizeof(*t));
+    pthread_mutex_init(&t->lock, NULL);
+    pthread_cond_init(&t->cond, NULL);
+    t->in_tls = 1;
     t->tid = nspa_thread_id();
     t->started = 1;
     cur = t;
@@ -136,7 +143,7 @@ static void thread_finish(struct w32_thread *t, DWORD code)
     cur = NULL;
     pthread_mutex_destroy(&t->lock);
     pthread_cond_destroy(&t->cond);
-    free(t);
+    if (!t->in_tls) free(t);
 }
 
 static void *trampoline(void *arg)
