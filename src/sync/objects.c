@@ -163,7 +163,8 @@ static void obj_release_record(struct sobj *o)
     o->zombie = 0;
     o->nall = 0;
     memset(&o->intent, 0, sizeof(o->intent));
-    o->max = o->ext = o->name = o->seq = 0;
+    o->max = o->name = o->seq = 0;
+    __atomic_store_n(&o->ext, 0, __ATOMIC_RELAXED);
     arena_obj_free(o);
 }
 
@@ -220,7 +221,7 @@ static void obj_setup(struct sobj *o, int type, uint64_t word, uint32_t max, uin
     o->zombie = 0;
     memset(&o->intent, 0, sizeof(o->intent));
     o->max = max;
-    o->ext = ext;
+    __atomic_store_n(&o->ext, ext, __ATOMIC_RELAXED);
     o->name = 0;
     o->seq = 0;
     atomic_store(&o->refs, 1);

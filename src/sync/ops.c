@@ -113,7 +113,7 @@ NSPA_EXPORT int nspa_mutex_unlock(nspa_obj_t h, struct nspa_mutex_args *args)
         args->count = c;
         if (c > 1) {
             uint64_t nw = mtx_make_word(o, args->owner, c - 1, 0, &ext);
-            o->ext = ext;
+            __atomic_store_n(&o->ext, ext, __ATOMIC_RELAXED);
             atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
         } else {
             atomic_store_explicit(&o->word, OBJ_CLAIMED, memory_order_release);
@@ -126,7 +126,7 @@ NSPA_EXPORT int nspa_mutex_unlock(nspa_obj_t h, struct nspa_mutex_args *args)
     /* after the release: a death before it leaves the mutex listed for abandonment */
     if (released && me) {
         owned_remove(me, o);
-        if (me->boost) pi_update_thread(me, 0);      /* its waiters no longer boost us */
+        if (__atomic_load_n(&me->boost, __ATOMIC_RELAXED)) pi_update_thread(me, 0);      /* its waiters no longer boost us */
     }
     return r;
 }
@@ -145,7 +145,7 @@ NSPA_EXPORT int nspa_mutex_kill(nspa_obj_t h, uint32_t owner)
     obj_unlock(o);
     if (!r && pi_enabled()) {
         struct thr *t = thr_by_tid(owner);
-        if (t && t->boost) pi_update_thread(t, 0);
+        if (t && __atomic_load_n(&t->boost, __ATOMIC_RELAXED)) pi_update_thread(t, 0);
     }
     return r;
 }
@@ -199,13 +199,11 @@ NSPA_EXPORT int nspa_event_pulse(nspa_obj_t h, uint32_t *prev) { return event_op
 /* ---- thread objects (a manual event set at the thread's end; max = thread id, ext =
  * exit code) --------------------------------------------------------------------------- */
 
-NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out);
 NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out)
 {
     return obj_create(NSPA_TYPE_THREAD, EVT_MANUAL, 0, 0, NULL, out);
 }
 
-NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code);
 NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
 {
     int r = 0;
@@ -213,7 +211,7 @@ NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
     if (!o) return r;
     obj_lock(o);
     uint64_t w = obj_claim(o);
-    o->ext = exit_code;
+    __atomic_store_n(&o->ext, exit_code, __ATOMIC_RELAXED);
     atomic_store_explicit(&o->word, w | EVT_SIGNALED, memory_order_release);
     sync_try_wake(o);
     obj_unclaim_if_idle(o);
@@ -221,7 +219,6 @@ NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
     return 0;
 }
 
-NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid);
 NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid)
 {
     int r = 0;
@@ -231,7 +228,6 @@ NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid)
     return 0;
 }
 
-NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled);
 NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled)
 {
     int r = 0;
@@ -239,7 +235,7 @@ NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exi
     if (!o) return r;
     obj_lock(o);
     *tid = __atomic_load_n(&o->max, __ATOMIC_ACQUIRE);
-    *exit_code = o->ext;
+    *exit_code = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     *signaled = (atomic_load(&o->word) & EVT_SIGNALED) != 0;
     obj_unlock(o);
     return 0;
@@ -256,7 +252,7 @@ static uint64_t read_word(struct sobj *o, uint32_t *ext)
     if (!(w & OBJ_CLAIMED)) return w;
     obj_lock(o);
     w = atomic_load_explicit(&o->word, memory_order_acquire);
-    *ext = o->ext;
+    *ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     obj_unlock(o);
     return w;
 }

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
+#include "nspa/sched.h"
 #include "sync/internal.h"
 #include "sched/sched_internal.h"
 #include "rt/rt_internal.h"
@@ -67,7 +68,8 @@ static void pi_unlock(struct thr *t) { pthread_mutex_unlock(&t->pi_lock); }
 NSPA_HIDDEN uint32_t pi_eff_key(const struct thr *t)
 {
     uint32_t b = __atomic_load_n(&t->boost, __ATOMIC_RELAXED);
-    return b > t->key ? b : t->key;
+    uint32_t k = __atomic_load_n(&t->key, __ATOMIC_RELAXED);
+    return b > k ? b : k;
 }
 
 /* The own key of a thread about to queue: what the kernel reports, unless that is our
@@ -114,7 +116,7 @@ NSPA_HIDDEN void pi_update_thread(struct thr *t, int depth)
     }
     uint32_t want = wanted_boost(t, tid);
     uint32_t old_eff = pi_eff_key(t);
-    if (want && !t->boost) {
+    if (want && !__atomic_load_n(&t->boost, __ATOMIC_RELAXED)) {
         /* first boost: learn the thread's own setting */
         struct nspa_sched_attr a;
         if (nspa_sched_getattr(tid, &a) != 0 || attr_key(&a) >= want) {
@@ -128,11 +130,11 @@ NSPA_HIDDEN void pi_update_thread(struct thr *t, int depth)
         t->base_flags = (uint32_t)a.sched_flags;
     }
     if (want && want > t->base_key) {
-        if (t->boost != want) {
+        if (__atomic_load_n(&t->boost, __ATOMIC_RELAXED) != want) {
             struct nspa_sched_attr a = { .sched_policy = SCHED_FIFO, .sched_priority = want - 100 };
             if (set_attr(tid, &a) == 0) __atomic_store_n(&t->boost, want, __ATOMIC_RELAXED);
         }
-    } else if (t->boost) {
+    } else if (__atomic_load_n(&t->boost, __ATOMIC_RELAXED)) {
         struct nspa_sched_attr a = { .sched_policy = (uint32_t)t->base_policy,
                                      .sched_priority = (uint32_t)t->base_prio,
                                      .sched_nice = t->base_nice,
@@ -194,9 +196,9 @@ NSPA_EXPORT int nspa_thread_set_sched(uint32_t tid, int policy, int prio, int ni
     struct thr *t = thr_by_tid(tid);
     int r = 0;
     if (t) pi_lock(t);
-    if (t && t->tid == tid && t->boost) {
+    if (t && t->tid == tid && __atomic_load_n(&t->boost, __ATOMIC_RELAXED)) {
         uint32_t key = attr_key(&a);
-        if (key >= t->boost) {
+        if (key >= __atomic_load_n(&t->boost, __ATOMIC_RELAXED)) {
             if (set_attr(tid, &a) != 0) r = -errno;
             else __atomic_store_n(&t->boost, 0, __ATOMIC_RELAXED);
         } else {
@@ -215,7 +217,7 @@ NSPA_EXPORT int nspa_thread_set_sched(uint32_t tid, int policy, int prio, int ni
     }
     uint32_t old_eff = t ? pi_eff_key(t) : 0;
     if (t && !r && t->tid == tid && __atomic_load_n(&t->kind, __ATOMIC_ACQUIRE) != WAIT_NONE)
-        t->key = attr_key(&a);
+        __atomic_store_n(&t->key, attr_key(&a), __ATOMIC_RELAXED);
     if (t) pi_unlock(t);
     if (!r && tid == mine) nspa_rt_thread_load();      /* the cached key follows */
     if (t && !r) {

@@ -200,7 +200,6 @@ static int attach_locked(void)
 }
 
 static int fork_pending;
-NSPA_HIDDEN void procs_fork_fixup(void);
 
 NSPA_HIDDEN struct ns *ns_get(void)
 {
@@ -262,7 +261,6 @@ static void fork_child(void)
 
 /* The child's first call: a process slot, then the handles' references. If the
  * namespace has no free process slot, the region is dropped: unnamed objects go on. */
-NSPA_HIDDEN void procs_fork_fixup(void);
 NSPA_HIDDEN void procs_fork_fixup(void)
 {
     pthread_mutex_lock(&attach_lock);
@@ -288,7 +286,6 @@ NSPA_HIDDEN void procs_fork_fixup(void)
     pthread_mutex_unlock(&attach_lock);
 }
 
-NSPA_HIDDEN int procs_fork_pending(void);
 NSPA_HIDDEN int procs_fork_pending(void) { return __atomic_load_n(&fork_pending, __ATOMIC_RELAXED); }
 
 /* ---- exit ------------------------------------------------------------------------- */

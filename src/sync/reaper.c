@@ -27,7 +27,7 @@ static uint32_t collect(struct ns *ns, struct nspa_futex_waitv *wv, struct thr *
     uint32_t hwm = __atomic_load_n(&ns->hdr->thr_hwm, __ATOMIC_ACQUIRE);
     for (uint32_t s = 0; s < hwm && n < REAPER_WATCH; s++) {
         struct thr *t = &ns->threads[s];
-        if (!t->tid || t->proc != ns->proc) continue;
+        if (!__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) || __atomic_load_n(&t->proc, __ATOMIC_RELAXED) != ns->proc) continue;
         uint32_t no = atomic_load(&t->nowned);
         if (no > OWNED_MAX) no = OWNED_MAX;
         for (uint32_t i = 0; i < no && n < REAPER_WATCH; i++) {
@@ -38,7 +38,7 @@ static uint32_t collect(struct ns *ns, struct nspa_futex_waitv *wv, struct thr *
             obj_lock(o);
             for (uint64_t r = o->q_head; r && n < REAPER_WATCH; r = E(r)->next) {
                 struct thr *w = went_thr(E(r));
-                if (w->proc == ns->proc || !in_region(w)) continue;
+                if (!in_region(w) || __atomic_load_n(&w->proc, __ATOMIC_RELAXED) == ns->proc) continue;
                 int dup = 0;
                 for (uint32_t k = 0; k < n; k++) dup |= who[k] == w;
                 if (dup) continue;
@@ -46,7 +46,7 @@ static uint32_t collect(struct ns *ns, struct nspa_futex_waitv *wv, struct thr *
                 uint32_t v = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
                 if (thr_is_dead_word(v)) *dead = 1;
                 who[n] = w;
-                tids[n] = w->tid;
+                tids[n] = __atomic_load_n(&w->tid, __ATOMIC_RELAXED);
                 nspa_waitv_set(&wv[n + 1], lw, v, 1);
                 n++;
             }
@@ -65,7 +65,9 @@ static void reclaim(struct ns *ns, struct thr **who, const uint32_t *tids, uint3
     uint32_t hwm = __atomic_load_n(&ns->hdr->thr_hwm, __ATOMIC_ACQUIRE);
     for (uint32_t s = 0; s < hwm; s++) {
         struct thr *t = &ns->threads[s];
-        if (t->tid && t->proc == ns->proc && t->boost) pi_update_thread(t, 0);
+        if (__atomic_load_n(&t->tid, __ATOMIC_RELAXED) && __atomic_load_n(&t->proc, __ATOMIC_RELAXED) == ns->proc &&
+            __atomic_load_n(&t->boost, __ATOMIC_RELAXED))
+            pi_update_thread(t, 0);
     }
 }
 

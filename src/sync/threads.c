@@ -119,8 +119,6 @@ static struct thr *register_local(uint32_t tid)
     return t;
 }
 
-NSPA_HIDDEN void procs_fork_fixup(void);
-NSPA_HIDDEN int procs_fork_pending(void);
 
 NSPA_HIDDEN struct nspa_tls *thr_register(void)
 {
@@ -275,12 +273,15 @@ NSPA_HIDDEN void thr_rearm_sleepers(void)
         uint32_t hwm = __atomic_load_n(&ns->hdr->thr_hwm, __ATOMIC_ACQUIRE);
         for (uint32_t i = 0; i < hwm; i++) {
             struct thr *t = &ns->threads[i];
-            if (t->tid && t->proc == ns->proc && t->kind != WAIT_NONE) waiter_poke(t);
+            if (__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) && __atomic_load_n(&t->proc, __ATOMIC_RELAXED) == ns->proc &&
+                __atomic_load_n(&t->kind, __ATOMIC_ACQUIRE) != WAIT_NONE)
+                waiter_poke(t);
         }
     }
     pthread_mutex_lock(&local_lock);
     for (uint32_t i = 0; i < local_n; i++)
-        if (local_recs[i] && local_recs[i]->kind != WAIT_NONE) waiter_poke(local_recs[i]);
+        if (local_recs[i] && __atomic_load_n(&local_recs[i]->kind, __ATOMIC_ACQUIRE) != WAIT_NONE)
+            waiter_poke(local_recs[i]);
     pthread_mutex_unlock(&local_lock);
 }
 

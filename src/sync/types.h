@@ -218,7 +218,7 @@ struct ns {
     uint32_t *chunks;                /* ledger chunks */
     uint32_t *name_buckets, *tid_buckets;
     uint32_t proc;                   /* this process's slot */
-    char path[512];
+    char path[768];
 };
 
 /* ---- per-thread private state ------------------------------------------------------ */

@@ -61,7 +61,7 @@ static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
     while (!(w & OBJ_CLAIMED)) {
         if (k->signaled(o, w, owner)) {
             uint64_t nw;
-            uint32_t ext = o->ext;
+            uint32_t ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
             int ab = k->consume(o, w, owner, &nw, &ext);
             if (o->type == NSPA_TYPE_MUTEX) {
                 if (((nw >> MTX_CNT_SHIFT) & MTX_CNT_MASK) == MTX_CNT_BIG) return FAST_MISS;
@@ -237,7 +237,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
     t->count = count;
     t->has_alert = (uint32_t)has_alert;
     t->owner = owner;
-    t->key = key;
+    __atomic_store_n(&t->key, key, __ATOMIC_RELAXED);
     t->shared_futex = (uint32_t)shared;
     for (uint32_t i = 0; i < n; i++) t->objs[i] = REF(objs[i]);
     atomic_store_explicit(&t->futex, 0, memory_order_relaxed);
@@ -433,7 +433,6 @@ NSPA_EXPORT int nspa_wait_all(struct nspa_wait_args *args)
 }
 
 /* internal: WaitForSingleObject's path, without building a request */
-NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout);
 NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
 {
     struct nspa_tls *me = self();

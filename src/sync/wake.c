@@ -33,7 +33,7 @@ static int mtx_signaled(const struct sobj *o, uint64_t w, uint32_t owner)
 NSPA_HIDDEN uint64_t mtx_make_word(struct sobj *o, uint32_t owner, uint32_t count, int abandoned, uint32_t *ext)
 {
     uint64_t c = count;
-    *ext = o->ext;
+    *ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     if (count >= MTX_CNT_BIG) {
         *ext = count;
         c = MTX_CNT_BIG;
@@ -165,11 +165,11 @@ static int grant_one(struct sobj *o, struct thr *t, uint32_t i)
 {
     uint64_t w = atomic_load_explicit(&o->word, memory_order_relaxed);
     uint64_t nw;
-    uint32_t ext = o->ext;
+    uint32_t ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     int ab = sync_kind_of(o->type)->consume(o, w, t->owner, &nw, &ext);
     o->intent.old_word = w;
     o->intent.new_word = nw | OBJ_CLAIMED;
-    o->intent.old_ext = o->ext;
+    o->intent.old_ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     o->intent.new_ext = ext;
     __atomic_store_n(&o->intent.waiter, REF(t), __ATOMIC_RELEASE);
     uint32_t v = atomic_load_explicit(&t->futex, memory_order_acquire);
@@ -185,7 +185,7 @@ static int grant_one(struct sobj *o, struct thr *t, uint32_t i)
         /* listed before it owns (the word below); after the CAS, so that only the
          * granter that won writes the sleeping waiter's list (recovery lists it too) */
         if (o->type == NSPA_TYPE_MUTEX) owned_add(t, o);
-        o->ext = ext;
+        __atomic_store_n(&o->ext, ext, __ATOMIC_RELAXED);
         atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
     }
     __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
@@ -203,12 +203,12 @@ NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32
     for (uint32_t i = 0; i < n; i++) {
         struct sobj *o = objs[i];
         uint64_t w = obj_claim(o), nw;
-        uint32_t ext = o->ext;
+        uint32_t ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
         if (sync_kind_of(o->type)->consume(o, w, t->owner, &nw, &ext) && ab == UINT32_MAX) ab = i;
         if (o->type == NSPA_TYPE_MUTEX) owned_add(t, o);
         o->intent.old_word = w;
         o->intent.new_word = nw | OBJ_CLAIMED;
-        o->intent.old_ext = o->ext;
+        o->intent.old_ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
         o->intent.new_ext = ext;
         __atomic_store_n(&o->intent.waiter, REF(t), __ATOMIC_RELEASE);
     }
@@ -224,7 +224,7 @@ NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32
     for (uint32_t i = 0; i < n; i++) {
         struct sobj *o = objs[i];
         if (won) {
-            o->ext = o->intent.new_ext;
+            __atomic_store_n(&o->ext, o->intent.new_ext, __ATOMIC_RELAXED);
             atomic_store_explicit(&o->word, o->intent.new_word, memory_order_release);
         }
         __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
@@ -336,7 +336,7 @@ NSPA_HIDDEN void mtx_abandon(struct sobj *o)
     obj_claim(o);
     uint32_t ext;
     uint64_t nw = mtx_make_word(o, 0, 0, 1, &ext);
-    o->ext = ext;
+    __atomic_store_n(&o->ext, ext, __ATOMIC_RELAXED);
     atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
     sync_try_wake(o);
     obj_unclaim_if_idle(o);

@@ -1,0 +1,19 @@
+/* The sync core's interface to the other modules of the library (the Win32 layer):
+ * hidden, declared once here. */
+#ifndef NSPA_SYNC_API_H
+#define NSPA_SYNC_API_H
+#include <stdint.h>
+#include "nspa/sync.h"
+#include "common/export.h"
+
+/* Win32 thread objects: a manual event set at the thread's end, with its id and exit
+ * code */
+NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out);
+NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code);
+NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled);
+NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid);
+/* the calling thread is leaving (ExitThread): its mutexes are abandoned now */
+NSPA_HIDDEN void nspa__thread_unregister(void);
+/* WaitForSingleObject's path: one handle, the caller's thread id as owner */
+NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout);
+#endif
