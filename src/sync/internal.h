@@ -71,7 +71,8 @@ NSPA_HIDDEN int procs_fork_pending(void);
 
 /* ---- thread records (threads.c) ---------------------------------------------------- */
 NSPA_HIDDEN struct thr *thr_by_tid(uint32_t tid);        /* racy lookup; NULL: unknown */
-NSPA_HIDDEN int thr_dead_check(struct thr *t, uint32_t tid);
+NSPA_HIDDEN int thr_dead_check(struct thr *t, uint32_t tid);   /* 1 dead, 0 alive, -1 dead: not ours to reclaim */
+NSPA_HIDDEN int thr_reclaimable(struct ns *ns, const struct thr *t);
 NSPA_HIDDEN void thr_release(struct ns *ns, struct thr *t);   /* registry lock held */
 NSPA_HIDDEN void thr_after_fork_child(void);
 NSPA_HIDDEN void thr_rearm_sleepers(void);

@@ -142,9 +142,10 @@ NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
         for (uint32_t s = 0; s < ns->hdr->thr_hwm && p->nthreads; s++) {
             struct thr *t = &ns->threads[s];
             if (!t->tid || t->proc != i) continue;
-            int r = pthread_mutex_trylock(&t->alive);
+            int r = thr_reclaimable(ns, t) ? pthread_mutex_trylock(&t->alive) : EBUSY;
             if (r == EBUSY) {
-                /* the kernel has not run its robust list yet: next sweep */
+                /* the kernel has not run its robust list yet, or the record is its fork
+                 * family's to reclaim: next sweep */
                 busy = 1;
                 continue;
             }

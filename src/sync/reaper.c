@@ -56,11 +56,11 @@ static uint32_t collect(struct ns *ns, struct nspa_futex_waitv *wv, struct thr *
     return n;
 }
 
-static void reclaim(struct ns *ns, struct thr **who, const uint32_t *tids, uint32_t n)
+static int reclaim(struct ns *ns, struct thr **who, const uint32_t *tids, uint32_t n)
 {
     int any = 0;
-    for (uint32_t k = 0; k < n; k++) any |= thr_dead_check(who[k], tids[k]);
-    if (!any) return;
+    for (uint32_t k = 0; k < n; k++) any |= thr_dead_check(who[k], tids[k]) > 0;
+    if (!any) return 0;
     /* the owners here may have lost a boosting waiter */
     uint32_t hwm = __atomic_load_n(&ns->hdr->thr_hwm, __ATOMIC_ACQUIRE);
     for (uint32_t s = 0; s < hwm; s++) {
@@ -69,6 +69,7 @@ static void reclaim(struct ns *ns, struct thr **who, const uint32_t *tids, uint3
             __atomic_load_n(&t->boost, __ATOMIC_RELAXED))
             pi_update_thread(t, 0);
     }
+    return 1;
 }
 
 static void *reaper_main(void *arg)
@@ -83,7 +84,11 @@ static void *reaper_main(void *arg)
         uint32_t seq = atomic_load(&me->reaper_poke);
         uint32_t n = collect(ns, wv, who, tids, &dead);
         if (dead) {
-            reclaim(ns, who, tids, n);
+            if (!reclaim(ns, who, tids, n)) {
+                /* dead, but its fork family reclaims it: look again later */
+                struct timespec ts = { 0, 100000000 };
+                nanosleep(&ts, NULL);
+            }
             continue;
         }
         nspa_waitv_set(&wv[0], &me->reaper_poke, seq, 1);

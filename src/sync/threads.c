@@ -13,6 +13,7 @@
  * freed.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,37 @@ NSPA_HIDDEN void thr_release(struct ns *ns, struct thr *t)
     jset32(ns, &ns->hdr->thr_free, idx + 1);
 }
 
+/* Does the record @t hold refs into its fork family's arena (queued entries, owned
+ * mutexes) that this process cannot follow? */
+static int needs_family(const struct thr *t)
+{
+    if (thr_may_follow(t)) return 0;
+    for (uint32_t i = 0; i < WAIT_SLOTS; i++) {
+        uint64_t r = __atomic_load_n(&t->ent[i].obj, __ATOMIC_ACQUIRE);
+        if (r && !(r & 1)) return 1;
+    }
+    uint32_t n = atomic_load(&t->nowned);
+    for (uint32_t i = 0; i < n && i < OWNED_MAX; i++) {
+        uint64_t r = atomic_load(&t->owned[i]);
+        if (r && !(r & 1)) return 1;
+    }
+    return 0;
+}
+
+/* May this process reclaim dead record @t now? Not if the record reaches into the
+ * arena of a fork family that is still alive (one of its processes will): its queues
+ * would keep entries of a reused record. Registry lock held. */
+NSPA_HIDDEN int thr_reclaimable(struct ns *ns, const struct thr *t)
+{
+    if (!needs_family(t)) return 1;
+    for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++) {
+        struct ns_proc *p = &ns->procs[i];
+        if (p->pid && p->family == t->family && i != t->proc && !(kill((pid_t)p->pid, 0) < 0 && errno == ESRCH))
+            return 0;
+    }
+    return 1;
+}
+
 /* Is the thread of record @t (id @tid) dead? If so reclaim it (its mutexes are
  * abandoned, its wait withdrawn). Returns 1 if it was dead. */
 NSPA_HIDDEN int thr_dead_check(struct thr *t, uint32_t tid)
@@ -203,7 +235,9 @@ NSPA_HIDDEN int thr_dead_check(struct thr *t, uint32_t tid)
     if (!thr_is_dead_word(v) && (v & FUTEX_TID_MASK)) return 0;
     reg_lock(ns);
     int dead = 0;
-    if (t->tid == tid) {
+    if (t->tid == tid && !thr_reclaimable(ns, t)) {
+        dead = -1;                               /* dead, but its family reclaims it */
+    } else if (t->tid == tid) {
         int r = pthread_mutex_trylock(&t->alive);
         if (r != EBUSY) {
             dead = 1;
@@ -215,7 +249,7 @@ NSPA_HIDDEN int thr_dead_check(struct thr *t, uint32_t tid)
         dead = 1;                                /* already reclaimed */
     }
     reg_unlock(ns);
-    if (dead) nspa_futex_wake_n(nspa_robust_word(&t->alive), INT32_MAX, 1);
+    if (dead > 0) nspa_futex_wake_n(nspa_robust_word(&t->alive), INT32_MAX, 1);
     return dead;
 }
 

@@ -179,7 +179,9 @@ static uint32_t watch_owners(struct sobj *const *objs, uint32_t n, struct nspa_f
         /* FUTEX_WAITERS makes the kernel wake a waiter when it marks the holder dead */
         uint32_t v = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
         if (thr_is_dead_word(v) || !(v & FUTEX_TID_MASK)) {
-            thr_dead_check(ot, owner);      /* it died: its mutexes are abandoned now */
+            /* it died: its mutexes are abandoned now (or, when its fork family must
+             * reclaim it, at the family's next look; the backstop brings us back) */
+            thr_dead_check(ot, owner);
             continue;
         }
         nspa_waitv_set(&wv[nw++], lw, v, 1);
