@@ -382,13 +382,12 @@ struct fpair {
     _Alignas(64) _Atomic uint32_t ping;   /* pinger -> ponger */
     _Alignas(64) _Atomic uint32_t pong;   /* ponger -> pinger */
     _Alignas(64) atomic_int stop;         /* written by the pinger before its last signal */
-    unsigned long n;
-    double t_end;
+    _Atomic unsigned long n;              /* round trips done (pinger), read by main */
+    double t_start;
     pthread_t th_ping, th_pong;
 };
 static struct fpair g_fpairs[MAX_PAIRS];
 static _Atomic uint32_t g_go;
-static double g_deadline;
 
 static void wait_go(void)
 {
@@ -424,20 +423,18 @@ static void *fpair_ping(void *arg)
         futex_take(&p->pong);
     }
     wait_go();
-    double deadline = g_deadline;
-    unsigned long n = 0;
+    p->t_start = now_s();
     for (;;) {
-        if ((n & 15) == 0 && now_s() >= deadline)
+        if (atomic_load_explicit(&g_stop, memory_order_relaxed))
             atomic_store(&p->stop, 1);
         int last = atomic_load(&p->stop);
         futex_signal(&p->ping);
         futex_take(&p->pong);
-        n++;
+        atomic_store_explicit(&p->n, atomic_load_explicit(&p->n, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
         if (last)
             break;
     }
-    p->t_end = now_s();
-    p->n = n;
     return NULL;
 }
 
@@ -453,33 +450,46 @@ static void bench_scale(int k, double secs)
     }
     struct timespec ts = {0, 20000000};   /* warm-ups done, pingers parked on go */
     nanosleep(&ts, NULL);
+    /* as sync_scale: sleep, then read every count and the clock at once, then stop */
     double t0 = now_s();
-    g_deadline = t0 + secs;
     release_go();
-    double rate = 0;
+    struct timespec run = {(time_t)secs, (long)((secs - (time_t)secs) * 1e9)};
+    nanosleep(&run, NULL);
     unsigned long total = 0;
+    for (int i = 0; i < k; i++)
+        total += atomic_load_explicit(&g_fpairs[i].n, memory_order_relaxed);
+    double t1 = now_s();
+    atomic_store(&g_stop, 1);
+    double rate = total / (t1 - t0), late = 0;
     for (int i = 0; i < k; i++) {
         struct fpair *p = &g_fpairs[i];
         pthread_join(p->th_ping, NULL);
         pthread_join(p->th_pong, NULL);
-        rate += p->n / (p->t_end - t0);
-        total += p->n;
+        if (p->t_start - t0 > late)
+            late = p->t_start - t0;
     }
-    char bench[32], extra[64];
+    atomic_store(&g_stop, 0);
+    char bench[32], extra[96];
     snprintf(bench, sizeof bench, "scale_k%d", k);
-    snprintf(extra, sizeof extra, "pairs=%d round_trips=%lu", k, total);
+    snprintf(extra, sizeof extra, "pairs=%d round_trips=%lu start_late_ms=%.2f", k, total,
+             late * 1e3);
     result(bench, "futex", "round_trips_per_s", rate, "higher", extra);
 }
 
 /* ---- rt_mutex: a PI mutex between SCHED_FIFO threads -------------------------------- */
 #define MAX_RT 32
-static struct rt_worker { unsigned long ops; char pad[56]; } g_rtw[MAX_RT];
+static struct rt_worker { unsigned long ops; double t_end; char pad[48]; } g_rtw[MAX_RT];
+static _Atomic int64_t g_first_ns;   /* when the first worker passed the go futex */
+static double g_secs;
 
 static void *rt_worker(void *arg)
 {
     struct rt_worker *w = arg;
     wait_go();
-    double deadline = g_deadline;
+    /* secs from the first worker's start, as in sync_scale */
+    int64_t zero = 0;
+    atomic_compare_exchange_strong(&g_first_ns, &zero, (int64_t)(now_s() * 1e9));
+    double deadline = atomic_load(&g_first_ns) * 1e-9 + g_secs;
     unsigned long n = 0;
     for (;;) {
         for (int i = 0; i < 16; i++) {
@@ -491,6 +501,7 @@ static void *rt_worker(void *arg)
         if (now_s() >= deadline)
             break;
     }
+    w->t_end = now_s();
     w->ops = n;
     return NULL;
 }
@@ -518,7 +529,7 @@ static int bench_rt_mutex(int nthreads, double secs)
         if (e == EPERM) {
             printf("SKIP bench=%s impl=pthread_pi reason=SCHED_FIFO not permitted\n", bench);
             fflush(stdout);
-            g_deadline = 0;           /* let the ones already made finish at once */
+            g_secs = -1;              /* let the ones already made finish at once */
             atomic_store(&g_go, 1);
             futex(&g_go, FUTEX_WAKE_PRIVATE, INT_MAX);
             for (int j = 0; j < i; j++)
@@ -531,21 +542,23 @@ static int bench_rt_mutex(int nthreads, double secs)
     pthread_attr_destroy(&a);
     struct timespec ts = {0, 20000000};   /* every worker parked on go */
     nanosleep(&ts, NULL);
+    g_secs = secs;
     double t0 = now_s();
-    g_deadline = t0 + secs;
     release_go();
     for (int i = 0; i < nthreads; i++)
         pthread_join(t[i], NULL);
-    double t1 = now_s();
     unsigned long ops = 0;
-    for (int i = 0; i < nthreads; i++)
+    double start = atomic_load(&g_first_ns) * 1e-9, t1 = start;
+    for (int i = 0; i < nthreads; i++) {
         ops += g_rtw[i].ops;
+        t1 = g_rtw[i].t_end > t1 ? g_rtw[i].t_end : t1;
+    }
     if (ops != g_shared)
         die("lost update", EINVAL);
-    char extra[96];
-    snprintf(extra, sizeof extra, "threads=%d ops=%lu policy=FIFO rt_prio=%d", nthreads, ops,
-             prio);
-    result(bench, "pthread_pi", "ops_per_s", ops / (t1 - t0), "higher", extra);
+    char extra[128];
+    snprintf(extra, sizeof extra, "threads=%d ops=%lu policy=FIFO rt_prio=%d start_late_ms=%.2f",
+             nthreads, ops, prio, (start - t0) * 1e3);
+    result(bench, "pthread_pi", "ops_per_s", ops / (t1 - start), "higher", extra);
     pthread_mutex_destroy(&g_mtx);
     return 0;
 }

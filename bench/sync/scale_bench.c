@@ -101,15 +101,15 @@ struct pair {
     HANDLE a[2], b[2];          /* a: pinger -> ponger, b: ponger -> pinger */
     int nev;                    /* events per direction: 1, or 2 for wait-all */
     volatile LONG stop;         /* written by the pinger before its last SetEvent(a) */
-    unsigned long n;            /* round trips counted by the pinger */
-    double t_end;               /* when the pinger's last round trip completed */
+    volatile unsigned long n;   /* round trips done, counted by the pinger; read by main */
+    double t_start;             /* when the pinger passed the go event */
     HANDLE th_ping, th_pong;
     char pad[64];               /* pairs never share a cache line */
 } __attribute__((aligned(64)));
 
 static struct pair g_pairs[MAX_PAIRS];
 static HANDLE g_go;             /* manual-reset: releases every pinger at once */
-static volatile double g_deadline;
+static volatile LONG g_stop;    /* set by the main thread once it has read the counts */
 
 static void signal_dir(HANDLE *e, int nev)
 {
@@ -148,20 +148,17 @@ static DWORD WINAPI pair_ping(LPVOID arg)
         wait_dir(p->b, p->nev);
     }
     CHECK_WAIT(WaitForSingleObject(g_go, INFINITE), WAIT_OBJECT_0, "WaitForSingleObject(go)");
-    double deadline = g_deadline;
-    unsigned long n = 0;
+    p->t_start = now_s();
     for (;;) {
-        if ((n & 15) == 0 && now_s() >= deadline)
+        if (g_stop)
             p->stop = 1;
         LONG last = p->stop;
         signal_dir(p->a, p->nev);
         wait_dir(p->b, p->nev);
-        n++;
+        p->n++;
         if (last)
             break;
     }
-    p->t_end = now_s();
-    p->n = n;
     return 0;
 }
 
@@ -180,10 +177,12 @@ static HANDLE make_event(enum pair_mode mode, int k, const char *dir)
 }
 
 /* Sets up K pairs (threads warmed up and parked on the go event), calls barrier() if
- * given (the isolation start), then runs them for secs. Returns total round trips/s and
- * the round-trip count in *total. */
+ * given (the isolation start), releases them, sleeps secs, then reads every pair's count
+ * and the clock at the same moment (as zigzag does) before telling the pairs to stop.
+ * Returns total round trips/s over that window, the round-trip count in *total and the
+ * latest pinger start after the go in *late_ms (a diagnostic for a loaded machine). */
 static double run_pairs(int k, enum pair_mode mode, double secs, void (*barrier)(void),
-                        unsigned long *total)
+                        unsigned long *total, double *late_ms)
 {
     if (k < 1 || k > MAX_PAIRS)
         fail("pair count out of range");
@@ -208,16 +207,20 @@ static double run_pairs(int k, enum pair_mode mode, double secs, void (*barrier)
     if (barrier)
         barrier();
     double t0 = now_s();
-    g_deadline = t0 + secs;
     CHECK_BOOL(SetEvent(g_go), "SetEvent(go)");
-    double rate = 0;
+    Sleep((DWORD)(secs * 1000));
     unsigned long n = 0;
+    for (int i = 0; i < k; i++)
+        n += g_pairs[i].n;
+    double t1 = now_s();
+    g_stop = 1;
+    double late = 0;
     for (int i = 0; i < k; i++) {
         struct pair *p = &g_pairs[i];
         join(p->th_ping);
         join(p->th_pong);
-        rate += p->n / (p->t_end - t0);
-        n += p->n;
+        if (p->t_start - t0 > late)
+            late = p->t_start - t0;
         for (int j = 0; j < p->nev; j++) {
             CHECK_BOOL(CloseHandle(p->a[j]), "CloseHandle(event)");
             CHECK_BOOL(CloseHandle(p->b[j]), "CloseHandle(event)");
@@ -225,7 +228,8 @@ static double run_pairs(int k, enum pair_mode mode, double secs, void (*barrier)
     }
     CloseHandle(g_go);
     *total = n;
-    return rate;
+    *late_ms = late * 1e3;
+    return n / (t1 - t0);
 }
 
 static void bench_scale(int k, enum pair_mode mode, double secs)
@@ -235,9 +239,10 @@ static void bench_scale(int k, enum pair_mode mode, double secs)
     snprintf(bench, sizeof bench, "%s_k%d", prefix[mode], k);
     g_bench = bench;
     unsigned long n;
-    double rate = run_pairs(k, mode, secs, NULL, &n);
+    double late;
+    double rate = run_pairs(k, mode, secs, NULL, &n, &late);
     printf("RESULT bench=%s impl=nspa unit=round_trips_per_s value=%.6g better=higher "
-           "pairs=%d round_trips=%lu\n", bench, rate, k, n);
+           "pairs=%d round_trips=%lu start_late_ms=%.2f\n", bench, rate, k, n, late);
     fflush(stdout);
 }
 
@@ -268,11 +273,12 @@ static int iso_child(char **argv)
     g_bench = named ? "isolation_named" : "isolation";
     g_impl = label;
     unsigned long n;
-    double rate = run_pairs(k, named ? PAIR_NAMED : PAIR_UNNAMED, secs, child_barrier, &n);
+    double late;
+    double rate = run_pairs(k, named ? PAIR_NAMED : PAIR_UNNAMED, secs, child_barrier, &n, &late);
     const char *ns = getenv("NSPA_NAMESPACE");
     printf("RESULT bench=%s impl=%s unit=round_trips_per_s value=%.6g better=higher "
-           "proc=%s pairs=%d round_trips=%lu ns=%s\n", g_bench, label, rate, proc, k, n,
-           ns ? ns : "default");
+           "proc=%s pairs=%d round_trips=%lu start_late_ms=%.2f ns=%s\n", g_bench, label, rate,
+           proc, k, n, late, ns ? ns : "default");
     fflush(stdout);
     return 0;
 }
@@ -342,7 +348,9 @@ static int bench_isolation(char **argv)
 static HANDLE g_mutex;
 static volatile unsigned long g_shared;   /* touched only under the mutex */
 static volatile LONG g_not_fifo;
-static struct rt_worker { unsigned long ops; int prio; char pad[52]; } g_rtw[MAX_RT];
+static volatile LONG64 g_first_ns;   /* when the first worker passed the go event */
+static double g_secs;
+static struct rt_worker { unsigned long ops; double t_end; int prio; char pad[44]; } g_rtw[MAX_RT];
 
 static DWORD WINAPI rt_worker(LPVOID arg)
 {
@@ -355,7 +363,10 @@ static DWORD WINAPI rt_worker(LPVOID arg)
     else
         w->prio = sp.sched_priority;
     CHECK_WAIT(WaitForSingleObject(g_go, INFINITE), WAIT_OBJECT_0, "WaitForSingleObject(go)");
-    double deadline = g_deadline;
+    /* the run lasts secs from the first worker's start (the go can reach SCHED_FIFO 10
+     * threads late when other real-time work shares the machine) */
+    InterlockedCompareExchange64(&g_first_ns, (LONG64)(now_s() * 1e9), 0);
+    double deadline = g_first_ns * 1e-9 + g_secs;
     unsigned long n = 0;
     for (;;) {
         for (int i = 0; i < 16; i++) {
@@ -368,6 +379,7 @@ static DWORD WINAPI rt_worker(LPVOID arg)
         if (now_s() >= deadline)
             break;
     }
+    w->t_end = now_s();
     w->ops = n;
     return 0;
 }
@@ -394,12 +406,11 @@ static int bench_rt_mutex(int nthreads, double secs)
     for (int i = 0; i < nthreads; i++)
         t[i] = new_thread(rt_worker, &g_rtw[i]);
     Sleep(20);   /* every worker promoted and parked on the go event */
+    g_secs = secs;
     double t0 = now_s();
-    g_deadline = t0 + secs;
     CHECK_BOOL(SetEvent(g_go), "SetEvent(go)");
     for (int i = 0; i < nthreads; i++)
         join(t[i]);
-    double t1 = now_s();
     if (g_not_fifo) {
         printf("SKIP bench=%s impl=nspa reason=SetThreadPriority(TIME_CRITICAL) did not give "
                "SCHED_FIFO (RT scheduling not permitted?)\n", bench);
@@ -407,8 +418,10 @@ static int bench_rt_mutex(int nthreads, double secs)
     }
     unsigned long ops = 0;
     int pmin = 1000, pmax = -1;
+    double start = g_first_ns * 1e-9, t1 = start;
     for (int i = 0; i < nthreads; i++) {
         ops += g_rtw[i].ops;
+        t1 = g_rtw[i].t_end > t1 ? g_rtw[i].t_end : t1;
         pmin = g_rtw[i].prio < pmin ? g_rtw[i].prio : pmin;
         pmax = g_rtw[i].prio > pmax ? g_rtw[i].prio : pmax;
     }
@@ -420,7 +433,8 @@ static int bench_rt_mutex(int nthreads, double secs)
     else
         snprintf(prios, sizeof prios, "%d-%d", pmin, pmax);
     printf("RESULT bench=%s impl=nspa unit=ops_per_s value=%.6g better=higher threads=%d "
-           "ops=%lu policy=FIFO rt_prio=%s\n", bench, ops / (t1 - t0), nthreads, ops, prios);
+           "ops=%lu policy=FIFO rt_prio=%s start_late_ms=%.2f\n", bench, ops / (t1 - start),
+           nthreads, ops, prios, (start - t0) * 1e3);
     fflush(stdout);
     CloseHandle(g_mutex);
     CloseHandle(g_go);
