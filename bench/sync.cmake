@@ -20,4 +20,6 @@ foreach(h synchapi.h winbase.h)
 endforeach()
 if(NSPA_BENCH_HAVE_WIN32_SYNC)
   nspa_add_bench(nspa_sync_bench SOURCES ${PROJECT_SOURCE_DIR}/bench/sync/sync_bench.c WIN32)
+  # the scale phase (bench/sync/scale.sh): K independent pairs, two namespaces, RT mutex
+  nspa_add_bench(nspa_sync_scale SOURCES ${PROJECT_SOURCE_DIR}/bench/sync/scale_bench.c WIN32)
 endif()

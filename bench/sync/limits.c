@@ -19,6 +19,16 @@
  *   triple_n pthread_pair|atomic_cas n
  *                            exactly n such pairs and nothing else (for callgrind: the
  *                            instruction count per pair)
+ *   scale K [ms=1000]        the scale phase's peer (bench/sync/scale.sh): K independent
+ *                            pairs of threads, each bouncing its own two futex words (one
+ *                            per direction, FUTEX_WAKE on every hand-off, no spinning, each
+ *                            word on its own cache line): total round trips per second
+ *                            (bench=scale_k<K>, impl=futex)
+ *   rt_mutex N [ms=500]      N SCHED_FIFO threads (priority RT_PRIO, default 10) contend on
+ *                            one PTHREAD_PRIO_INHERIT mutex around a counter increment,
+ *                            started by a futex: acquisitions per second
+ *                            (bench=rt_mutex_t<N>, impl=pthread_pi); prints a SKIP line
+ *                            and exits 3 when SCHED_FIFO is not permitted
  * Prints RESULT lines in the benchfmt.py format. Everything here is plain Linux/glibc.
  */
 #ifndef _GNU_SOURCE
@@ -32,6 +42,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -364,10 +376,198 @@ static void pair_n(const char *what, unsigned long n)
     printf("DONE bench=triple_n impl=%s n=%lu\n", what, n);
 }
 
+/* ---- scale: K independent futex pairs (the peer of sync_scale's scale*) ------------ */
+#define MAX_PAIRS 64
+struct fpair {
+    _Alignas(64) _Atomic uint32_t ping;   /* pinger -> ponger */
+    _Alignas(64) _Atomic uint32_t pong;   /* ponger -> pinger */
+    _Alignas(64) atomic_int stop;         /* written by the pinger before its last signal */
+    _Atomic unsigned long n;              /* round trips done (pinger), read by main */
+    double t_start;
+    pthread_t th_ping, th_pong;
+};
+static struct fpair g_fpairs[MAX_PAIRS];
+static _Atomic uint32_t g_go;
+
+static void wait_go(void)
+{
+    while (!atomic_load_explicit(&g_go, memory_order_acquire))
+        if (futex(&g_go, FUTEX_WAIT_PRIVATE, 0) < 0 && errno != EAGAIN && errno != EINTR)
+            die("FUTEX_WAIT(go)", errno);
+}
+
+static void release_go(void)
+{
+    atomic_store_explicit(&g_go, 1, memory_order_release);
+    futex(&g_go, FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+static void *fpair_pong(void *arg)
+{
+    struct fpair *p = arg;
+    for (;;) {
+        futex_take(&p->ping);
+        int last = atomic_load(&p->stop);
+        futex_signal(&p->pong);
+        if (last)
+            break;
+    }
+    return NULL;
+}
+
+static void *fpair_ping(void *arg)
+{
+    struct fpair *p = arg;
+    for (int i = 0; i < 16; i++) {   /* warm-up, as in sync_scale */
+        futex_signal(&p->ping);
+        futex_take(&p->pong);
+    }
+    wait_go();
+    p->t_start = now_s();
+    for (;;) {
+        if (atomic_load_explicit(&g_stop, memory_order_relaxed))
+            atomic_store(&p->stop, 1);
+        int last = atomic_load(&p->stop);
+        futex_signal(&p->ping);
+        futex_take(&p->pong);
+        atomic_store_explicit(&p->n, atomic_load_explicit(&p->n, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        if (last)
+            break;
+    }
+    return NULL;
+}
+
+static void bench_scale(int k, double secs)
+{
+    if (k < 1 || k > MAX_PAIRS)
+        die("pair count out of range", EINVAL);
+    for (int i = 0; i < k; i++) {
+        struct fpair *p = &g_fpairs[i];
+        if (pthread_create(&p->th_pong, NULL, fpair_pong, p) ||
+            pthread_create(&p->th_ping, NULL, fpair_ping, p))
+            die("pthread_create", EAGAIN);
+    }
+    struct timespec ts = {0, 20000000};   /* warm-ups done, pingers parked on go */
+    nanosleep(&ts, NULL);
+    /* as sync_scale: sleep, then read every count and the clock at once, then stop */
+    double t0 = now_s();
+    release_go();
+    struct timespec run = {(time_t)secs, (long)((secs - (time_t)secs) * 1e9)};
+    nanosleep(&run, NULL);
+    unsigned long total = 0;
+    for (int i = 0; i < k; i++)
+        total += atomic_load_explicit(&g_fpairs[i].n, memory_order_relaxed);
+    double t1 = now_s();
+    atomic_store(&g_stop, 1);
+    double rate = total / (t1 - t0), late = 0;
+    for (int i = 0; i < k; i++) {
+        struct fpair *p = &g_fpairs[i];
+        pthread_join(p->th_ping, NULL);
+        pthread_join(p->th_pong, NULL);
+        if (p->t_start - t0 > late)
+            late = p->t_start - t0;
+    }
+    atomic_store(&g_stop, 0);
+    char bench[32], extra[96];
+    snprintf(bench, sizeof bench, "scale_k%d", k);
+    snprintf(extra, sizeof extra, "pairs=%d round_trips=%lu start_late_ms=%.2f", k, total,
+             late * 1e3);
+    result(bench, "futex", "round_trips_per_s", rate, "higher", extra);
+}
+
+/* ---- rt_mutex: a PI mutex between SCHED_FIFO threads -------------------------------- */
+#define MAX_RT 32
+static struct rt_worker { unsigned long ops; double t_end; char pad[48]; } g_rtw[MAX_RT];
+static _Atomic int64_t g_first_ns;   /* when the first worker passed the go futex */
+static double g_secs;
+
+static void *rt_worker(void *arg)
+{
+    struct rt_worker *w = arg;
+    wait_go();
+    /* secs from the first worker's start, as in sync_scale */
+    int64_t zero = 0;
+    atomic_compare_exchange_strong(&g_first_ns, &zero, (int64_t)(now_s() * 1e9));
+    double deadline = atomic_load(&g_first_ns) * 1e-9 + g_secs;
+    unsigned long n = 0;
+    for (;;) {
+        for (int i = 0; i < 16; i++) {
+            pthread_mutex_lock(&g_mtx);
+            g_shared++;
+            pthread_mutex_unlock(&g_mtx);
+        }
+        n += 16;
+        if (now_s() >= deadline)
+            break;
+    }
+    w->t_end = now_s();
+    w->ops = n;
+    return NULL;
+}
+
+static int bench_rt_mutex(int nthreads, double secs)
+{
+    char bench[32];
+    snprintf(bench, sizeof bench, "rt_mutex_t%d", nthreads);
+    if (nthreads < 1 || nthreads > MAX_RT)
+        die("thread count out of range", EINVAL);
+    alarm(30);   /* a safety bound: SCHED_FIFO threads must not run away */
+    const char *env = getenv("RT_PRIO");
+    int prio = env && atoi(env) > 0 ? atoi(env) : 10;
+    init_mutex(1);
+    g_shared = 0;
+    pthread_attr_t a;
+    struct sched_param sp = {.sched_priority = prio};
+    pthread_attr_init(&a);
+    pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+    pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+    pthread_attr_setschedparam(&a, &sp);
+    pthread_t t[MAX_RT];
+    for (int i = 0; i < nthreads; i++) {
+        int e = pthread_create(&t[i], &a, rt_worker, &g_rtw[i]);
+        if (e == EPERM) {
+            printf("SKIP bench=%s impl=pthread_pi reason=SCHED_FIFO not permitted\n", bench);
+            fflush(stdout);
+            g_secs = -1;              /* let the ones already made finish at once */
+            atomic_store(&g_go, 1);
+            futex(&g_go, FUTEX_WAKE_PRIVATE, INT_MAX);
+            for (int j = 0; j < i; j++)
+                pthread_join(t[j], NULL);
+            return 3;
+        }
+        if (e)
+            die("pthread_create(SCHED_FIFO)", e);
+    }
+    pthread_attr_destroy(&a);
+    struct timespec ts = {0, 20000000};   /* every worker parked on go */
+    nanosleep(&ts, NULL);
+    g_secs = secs;
+    double t0 = now_s();
+    release_go();
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(t[i], NULL);
+    unsigned long ops = 0;
+    double start = atomic_load(&g_first_ns) * 1e-9, t1 = start;
+    for (int i = 0; i < nthreads; i++) {
+        ops += g_rtw[i].ops;
+        t1 = g_rtw[i].t_end > t1 ? g_rtw[i].t_end : t1;
+    }
+    if (ops != g_shared)
+        die("lost update", EINVAL);
+    char extra[128];
+    snprintf(extra, sizeof extra, "threads=%d ops=%lu policy=FIFO rt_prio=%d start_late_ms=%.2f",
+             nthreads, ops, prio, (start - t0) * 1e3);
+    result(bench, "pthread_pi", "ops_per_s", ops / (t1 - start), "higher", extra);
+    pthread_mutex_destroy(&g_mtx);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s pingpong|zigzag|mutex|contended_wait|triple [ms|n]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|zigzag|mutex|contended_wait|triple [ms|n]\n"
+                        "       %s scale K [ms] | rt_mutex N [ms]\n", argv[0], argv[0]);
         return 1;
     }
     const char *b = argv[1];
@@ -386,6 +586,10 @@ int main(int argc, char **argv)
         bench_contended_wait(0, n, cap);
     } else if (!strcmp(b, "triple"))
         bench_triple(arg > 0 ? arg / 1000 : 0.5);
+    else if (!strcmp(b, "scale") && argc > 2)
+        bench_scale(atoi(argv[2]), argc > 3 && atof(argv[3]) > 0 ? atof(argv[3]) / 1000 : 1.0);
+    else if (!strcmp(b, "rt_mutex") && argc > 2)
+        return bench_rt_mutex(atoi(argv[2]), argc > 3 && atof(argv[3]) > 0 ? atof(argv[3]) / 1000 : 0.5);
     else if (!strcmp(b, "triple_n") && argc > 3)   /* triple_n pthread_pair|atomic_cas n */
         pair_n(argv[2], strtoul(argv[3], NULL, 0));
     else {

@@ -19,12 +19,19 @@
 # Output: <outdir>/sync.json, <outdir>/sync.md (tools/benchfmt.py), <outdir>/sync-samples.txt,
 # <outdir>/sync-run.log.
 # Knobs (environment): ROUNDS=5  MS=1000 (timed runs)  ZIGZAG_MS=2000  BENCH_SYNC_IMPLS="nspa wine winpr limits"
+# Then the scale phase, bench/sync/scale.sh (K independent pairs, isolation of namespaces,
+# RT mutex; <outdir>/sync_scale.json and .md): BENCH_SYNC_SCALE=0 leaves it out,
+# BENCH_SYNC_ONLY=scale runs nothing else (e.g. BENCH_SYNC_ONLY=scale make bench BENCH=sync).
 set -uo pipefail
 build=$(cd "${1:?usage: run.sh <builddir> <outdir>}" && pwd)
 mkdir -p "${2:?usage: run.sh <builddir> <outdir>}"
 out=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+
+if [ "${BENCH_SYNC_ONLY:-}" = scale ]; then
+  exec bash "$here/scale.sh" "$build" "$out"
+fi
 
 ROUNDS=${ROUNDS:-5}
 MS=${MS:-1000}
@@ -242,8 +249,19 @@ notes=(
 nargs=()
 for x in "${notes[@]}"; do nargs+=(--note "$x"); done
 say "done measuring after $(( $(date +%s) - t_start )) s"
+status=0
 if ! grep -q '^RESULT ' "$samples"; then
-  say "no samples collected"; exit 1
+  say "no samples collected"; status=1
+else
+  python3 "$root/tools/benchfmt.py" --module sync --json "$out/sync.json" --md "$out/sync.md" \
+    "$samples" "${args[@]}" "${nargs[@]}" || status=1
 fi
-python3 "$root/tools/benchfmt.py" --module sync --json "$out/sync.json" --md "$out/sync.md" \
-  "$samples" "${args[@]}" "${nargs[@]}"
+
+# ---- the scale phase (bench/sync/scale.sh, its own report sync_scale.json/.md) ---------
+if [ "${BENCH_SYNC_SCALE:-1}" != 0 ]; then
+  # the persistent wineserver is not needed any more: stop it before measuring
+  declare -F cleanup_wine >/dev/null && cleanup_wine
+  say "scale phase: bench/sync/scale.sh ($(( $(date +%s) - t_start )) s elapsed)"
+  bash "$here/scale.sh" "$build" "$out" || status=1
+fi
+exit $status
