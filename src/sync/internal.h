@@ -113,6 +113,7 @@ NSPA_HIDDEN uint32_t name_hash(const char *s, size_t len);
 /* ---- object locks, queues, recovery (queue.c) --------------------------------------- */
 NSPA_HIDDEN void obj_lock(struct sobj *o);
 NSPA_HIDDEN void obj_unlock(struct sobj *o);
+NSPA_HIDDEN int obj_trylock(struct sobj *o);
 NSPA_HIDDEN uint64_t obj_claim(struct sobj *o);
 NSPA_HIDDEN void obj_unclaim_if_idle(struct sobj *o);
 NSPA_HIDDEN void q_insert(struct sobj *o, struct went *e, uint32_t key);
@@ -136,6 +137,7 @@ NSPA_HIDDEN void obj_recover(struct sobj *o);
 NSPA_HIDDEN int obj_signaled_for(const struct sobj *o, uint64_t w, uint32_t owner);
 NSPA_HIDDEN void waiter_poke(struct thr *t);
 NSPA_HIDDEN void waiter_wake(struct thr *t);
+NSPA_HIDDEN void wakes_flush(void);
 NSPA_HIDDEN void mtx_abandon(struct sobj *o);
 NSPA_HIDDEN void owned_add(struct thr *t, struct sobj *o);
 NSPA_HIDDEN void owned_remove(struct thr *t, struct sobj *o);

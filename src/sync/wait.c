@@ -120,6 +120,11 @@ static void unlock_all(struct sobj *const *objs, uint32_t n, const uint8_t *ord)
 static int take_all(struct thr *t, struct sobj *const *objs, uint32_t n, uint32_t owner)
 {
     uint8_t ord[NSPA_MAX_WAIT_OBJECTS];
+    /* a look without the locks first: most calls find an object not ready */
+    atomic_thread_fence(memory_order_seq_cst);
+    for (uint32_t i = 0; i < n; i++)
+        if (!obj_signaled_for(objs[i], atomic_load_explicit(&objs[i]->word, memory_order_acquire), owner))
+            return 0;
     lock_all(objs, n, ord);
     int ok = 1;
     for (uint32_t i = 0; i < n && ok; i++) {
@@ -257,12 +262,13 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
             return cut ? -EBADF : ended_result(args, v);   /* granted meanwhile: that stands */
         }
         q_insert(o, &t->ent[i], qkey);
+        if (n == 1 && !all) sync_try_wake(o);   /* one object: served in the same section */
         obj_unlock(o);
     }
     if (all) {
         take_all(t, objs, count, owner);
     }
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && (n > 1 || all); i++) {
         if (atomic_load_explicit(&t->futex, memory_order_acquire) & W_ENDED) break;
         if (all && i < count) continue;
         obj_lock(objs[i]);

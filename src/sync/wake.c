@@ -127,6 +127,33 @@ NSPA_HIDDEN void waiter_wake(struct thr *t)
     nspa_futex_wake_n(&t->futex, 1, futex_shared_for(t));
 }
 
+/* Wakes of granted waiters wait until the granter lets go of the object lock: a woken
+ * waiter that ran at once would find the lock still held, and a contended PI lock goes
+ * through the kernel. The list is per thread and bounded; a full list wakes at once
+ * (nothing is ever dropped). A waiter woken late by a granter killed in between finds
+ * its grant at its backstop (types.h, rule 7). Waking a record reused meanwhile only
+ * makes a waiter look at its word again. */
+#define PENDING_WAKES 16
+static __thread struct thr *pending[PENDING_WAKES];
+static __thread uint32_t npending;
+
+static void waiter_wake_later(struct thr *t)
+{
+    if (t == nspa_self_tls.t) return;          /* granted itself: it is awake */
+    if (npending == PENDING_WAKES) {
+        waiter_wake(t);
+        return;
+    }
+    pending[npending++] = t;
+}
+
+NSPA_HIDDEN void wakes_flush(void)
+{
+    uint32_t n = npending;
+    npending = 0;
+    for (uint32_t i = 0; i < n; i++) waiter_wake(pending[i]);
+}
+
 /* Make a waiter look again (an object of its wait-all may be ready, an owner changed,
  * the process forked): bump the poke counter of its futex word and wake it. */
 NSPA_HIDDEN void waiter_poke(struct thr *t)
@@ -189,7 +216,10 @@ static int grant_one(struct sobj *o, struct thr *t, uint32_t i)
         atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
     }
     __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
-    if (won) waiter_wake(t);
+    if (won) {
+        q_remove(o, &t->ent[i]);     /* the waiter need not take this lock again */
+        waiter_wake_later(t);
+    }
     return won;
 }
 
@@ -230,6 +260,7 @@ NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32
         __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
     }
     for (uint32_t i = 0; i < n; i++) {
+        if (won) q_remove(objs[i], &t->ent[i]);     /* every lock is held: leave now */
         if (won && serve) sync_try_wake(objs[i]);
         obj_unclaim_if_idle(objs[i]);
     }
@@ -257,12 +288,7 @@ static int grant_all_inline(struct sobj *o, struct thr *t)
     }
     for (uint32_t i = 0; i < n; i++) {
         if (objs[i] == o) continue;
-        int e = pthread_mutex_trylock(&objs[i]->lock);
-        if (e == EOWNERDEAD) {
-            obj_recover(objs[i]);
-            pthread_mutex_consistent(&objs[i]->lock);
-            e = 0;
-        }
+        int e = obj_trylock(objs[i]);
         if (e) goto out;
         held |= 1ull << i;
     }
@@ -273,7 +299,7 @@ static int grant_all_inline(struct sobj *o, struct thr *t)
     inline_depth++;
     r = grant_all_locked(t, objs, n, 1);
     inline_depth--;
-    if (r) waiter_wake(t);
+    if (r) waiter_wake_later(t);
 out:
     for (uint32_t i = 0; i < n; i++)
         if (held & (1ull << i)) obj_unlock(objs[i]);
