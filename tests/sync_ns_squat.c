@@ -76,7 +76,7 @@ static void pathf(char *out, const char *fmt, ...)
 
 /* ---- where a namespace may live: change here when the layout moves -------------- */
 
-#define MAX_PATHS 16
+#define MAX_PATHS 24
 static char learned[2][PLEN];  /* what nspa_namespace_path() said in the controls */
 
 /* The paths where the victim's namespace region may be: today's, the likely per-user
@@ -86,6 +86,10 @@ static int squat_paths(char out[][PLEN])
     int n = 0;
     pathf(out[n++], "/dev/shm/nspa-%d-%s", VICTIM, ns_name);
     pathf(out[n++], "/dev/shm/nspa-%d/nspa-%s", VICTIM, ns_name);
+    /* the fallback directories the region moves on to when /dev/shm/nspa-<uid> is
+     * taken (docs/sync.md, "Where the region lives"): all of them squatted, the
+     * victim has nowhere safe and must get the error */
+    for (int k = 1; k <= 7; k++) pathf(out[n++], "/dev/shm/nspa-%d.%d/nspa-%s", VICTIM, k, ns_name);
     pathf(out[n++], "/dev/shm/nspa-%d/%s", VICTIM, ns_name);
     pathf(out[n++], "%s/nspa/%s", xdg_dir, ns_name);
     pathf(out[n++], "%s/nspa/nspa-%s", xdg_dir, ns_name);

@@ -72,9 +72,17 @@ NSPA_HIDDEN uint64_t proc_start_time(int pid)
     return strtoull(p, NULL, 10);
 }
 
-static int proc_is_dead(const struct ns_proc *p)
+/* Is the process of slot @p dead? A registered thread of it that is alive says no at
+ * the cost of a load (the kernel marks a dead thread's liveness word at once, and a
+ * reused pid cannot fool it); else kill(pid, 0) and the start time (pid reuse). */
+static int proc_is_dead(struct ns *ns, const struct ns_proc *p)
 {
     if (!p->pid) return 0;
+    if (p->any_thread && p->any_thread <= MAX_THREADS) {
+        struct thr *t = &ns->threads[p->any_thread - 1];
+        uint32_t v = atomic_load(nspa_robust_word(&t->alive));
+        if (t->tid && &ns->procs[t->proc] == p && (v & FUTEX_TID_MASK) && !thr_is_dead_word(v)) return 0;
+    }
     if (kill((pid_t)p->pid, 0) < 0 && errno == ESRCH) return 1;
     uint64_t st = proc_start_time((int)p->pid);
     return st && st != p->start_time;
@@ -103,6 +111,7 @@ static void proc_claim(struct ns *ns, uint32_t slot)
     jset64(ns, &p->family, arena_family());
     jset32(ns, &p->next_free, 0);
     jset32(ns, &p->nthreads, 0);
+    jset32(ns, &p->any_thread, 0);
     for (uint32_t c = 0; c < LEDGER_DIR; c++) jset32(ns, &p->ledger[c], 0);
 }
 
@@ -137,7 +146,7 @@ NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
         struct ns_proc *p = &ns->procs[i];
         if (!p->pid || i == ns->proc) continue;
         /* a slot with our own pid that is not ours: left by our image before an exec */
-        if (p->pid != (uint32_t)getpid() && !proc_is_dead(p)) continue;
+        if (p->pid != (uint32_t)getpid() && !proc_is_dead(ns, p)) continue;
         int busy = 0;
         for (uint32_t s = 0; s < ns->hdr->thr_hwm && p->nthreads; s++) {
             struct thr *t = &ns->threads[s];
@@ -308,7 +317,7 @@ static void at_exit(void)
         proc_release(ns, ns->proc);
         last = ns->hdr->nobjs == 0;
         for (uint32_t i = 0; i < ns->hdr->proc_hwm && last; i++)
-            if (ns->procs[i].pid && !proc_is_dead(&ns->procs[i])) last = 0;
+            if (ns->procs[i].pid && !proc_is_dead(ns, &ns->procs[i])) last = 0;
     }
     if (last) {
         jset32(ns, &ns->hdr->dead, 1);

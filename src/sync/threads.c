@@ -96,6 +96,8 @@ static struct thr *register_region(struct ns *ns, uint32_t tid)
         jset32(ns, &t->tid_next, ns->tid_buckets[tid_hash(tid)]);
         jset32(ns, &ns->tid_buckets[tid_hash(tid)], (uint32_t)(t - ns->threads) + 1);
         jset32(ns, &ns->procs[ns->proc].nthreads, ns->procs[ns->proc].nthreads + 1);
+        if (!ns->procs[ns->proc].any_thread)
+            jset32(ns, &ns->procs[ns->proc].any_thread, (uint32_t)(t - ns->threads) + 1);
         jset32(ns, &ns->hdr->nthreads, ns->hdr->nthreads + 1);
         jset32(ns, &t->tid, tid);
     }
@@ -186,8 +188,17 @@ NSPA_HIDDEN void thr_release(struct ns *ns, struct thr *t)
     for (uint32_t *pp = &ns->tid_buckets[tid_hash(tid)]; *pp; pp = &ns->threads[*pp - 1].tid_next) {
         if (*pp == idx + 1) { jset32(ns, pp, t->tid_next); break; }
     }
-    if (t->proc < MAX_PROCS)
-        jset32(ns, &ns->procs[t->proc].nthreads, ns->procs[t->proc].nthreads - 1);
+    if (t->proc < MAX_PROCS) {
+        struct ns_proc *p = &ns->procs[t->proc];
+        jset32(ns, &p->nthreads, p->nthreads - 1);
+        if (p->any_thread == idx + 1) {
+            /* another thread of the process stands for it, if it has one */
+            uint32_t other = 0;
+            for (uint32_t s2 = 0; s2 < ns->hdr->thr_hwm && p->nthreads && !other; s2++)
+                if (s2 != idx && ns->threads[s2].tid && ns->threads[s2].proc == t->proc) other = s2 + 1;
+            jset32(ns, &p->any_thread, other);
+        }
+    }
     jset32(ns, &ns->hdr->nthreads, ns->hdr->nthreads - 1);
     jset32(ns, &t->tid, 0);
     jset32(ns, &t->next_free, ns->hdr->thr_free);

@@ -175,6 +175,8 @@ struct ns_proc {
     uint64_t family;
     _Atomic uint32_t reaper_poke;    /* futex: the reaper must re-arm */
     uint32_t nthreads;               /* thread slots of this process */
+    uint32_t any_thread;             /* one of them (slot + 1): its liveness word says
+                                      * the process lives, without a system call */
     uint32_t ledger[LEDGER_DIR];     /* ledger chunks (index + 1): handle index -> obj + 1 */
 };
 
