@@ -1,4 +1,4 @@
-/* Real-time waits inside the heap (docs/heap.md, "Waiting in real-time mode"): a
+/* Real-time waits inside the heap (docs/heap.md, "Waiting in real time"): a
  * SCHED_FIFO thread that has to wait for a lower-priority thread in the heap sleeps and
  * lends that thread its priority; it never spins on the CPU the other thread needs.
  *
@@ -16,6 +16,10 @@
  *   init    L is in the middle of the heap's first-use initialisation (stopped in
  *           getenv, which this program replaces, when the heap reads
  *           NSPA_HEAP_LARGE_PAGES); H calls GetProcessHeap/HeapAlloc.
+ *   holder  L holds HeapLock; H calls HeapAlloc on that heap and must wait for the
+ *           HeapUnlock (the heap's internal mutexes inherit priority).
+ *   dead    as holder, but L exits without HeapUnlock: the heap stays locked (as NT's
+ *           does) and H must go on sleeping, neither spin nor take the process down.
  *
  * Each case runs in a fresh process (the init case needs the heap untouched). Needs
  * SCHED_FIFO: SKIP (77) without. */
@@ -31,8 +35,8 @@ enum { PRIO_LOW = 1, PRIO_MID = 20, PRIO_HIGH = 50, PRIO_WATCH = 99 };
 #define WAIT_MS 3000          /* H's allowance once L may run again */
 #define MID_SPIN_MS 10000     /* M spins at most this long (longer than WAIT_MS) */
 
-static const char *const cases[] = { "lock", "init" };
-#define NCASES 2
+static const char *const cases[] = { "lock", "init", "holder", "dead" };
+#define NCASES 4
 static int the_case;
 
 static _Atomic int stage;               /* 1: L holds, 2: H calls, 3: H got it */
@@ -146,10 +150,17 @@ static void *low_thread(void *arg)
         mprotect(b, 4096, PROT_READ);
         /* the free writes the block's link with the busy word set: the handler holds */
         HeapFree(heap, 0, b);
-    } else {
+    } else if (the_case == 1) {
         atomic_store(&hook_tid, (pid_t)syscall(SYS_gettid));
         atomic_store(&hook_armed, 1);
         heap = GetProcessHeap();            /* the first heap call initialises */
+    } else {
+        heap = HeapCreate(0, 0, 0);
+        HeapLock(heap);
+        hold_here();
+        if (the_case == 2)
+            HeapUnlock(heap);
+        /* dead: exits holding the lock */
     }
     return NULL;
 }
@@ -172,8 +183,9 @@ static void *high_thread(void *arg)
         HeapLock(heap);
         HeapUnlock(heap);
     } else {
-        void *p = HeapAlloc(GetProcessHeap(), 0, 16);
-        HeapFree(GetProcessHeap(), 0, p);
+        HANDLE h = the_case == 1 ? GetProcessHeap() : heap;
+        void *p = HeapAlloc(h, 0, 16);
+        HeapFree(h, 0, p);
     }
     atomic_store(&stage, 3);
     return NULL;
@@ -184,6 +196,29 @@ static int wait_stage(int s, unsigned ms)
     for (unsigned i = 0; i < ms && atomic_load(&stage) < s; i++)
         lu_sleep_ms(1);
     return atomic_load(&stage) >= s;
+}
+
+/* dead: L has exited holding HeapLock while H waited in HeapAlloc. The heap stays
+ * locked (NT's does too), and H must go on sleeping: the kernel hands a dead owner's PI
+ * mutex to its waiter, and the heap must not turn that into a spin. */
+static int dead_holder(pthread_t l, pthread_t m)
+{
+    atomic_store(&stop_mid, 1);           /* (an unboosted L could not exit past M) */
+    pthread_join(m, NULL);
+    pthread_join(l, NULL);
+    lu_sleep_ms(50);
+    int running = 0;
+    for (int i = 0; i < 20; i++) {
+        char buf[512];
+        char *st = lu_thread_stat(atomic_load(&high_tid), buf, sizeof buf);
+        running += st && st[1] == 'R';
+        lu_sleep_ms(10);
+    }
+    printf("dead: the waiter ran in %d of 20 samples after the holder exited\n", running);
+    CHECK(running <= 2);
+    CHECK_EQ(atomic_load(&stage), 2);     /* still waiting */
+    fflush(stdout);
+    _exit(nspa_test_done());              /* (H cannot be joined) */
 }
 
 static int run_case(void)
@@ -209,6 +244,8 @@ static int run_case(void)
     atomic_store(&go, 1);
     syscall(SYS_futex, &go, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     uint64_t t0 = lu_now_ns();
+    if (the_case == 3)
+        return dead_holder(l, m);
     if (!wait_stage(3, WAIT_MS)) {
         char buf[512];
         char *st = lu_thread_stat(atomic_load(&high_tid), buf, sizeof buf);
@@ -229,9 +266,10 @@ static int run_case(void)
     printf("%s: the FIFO %d thread got through %.1f ms after the holder was released; the "
            "holder ran at kernel priority %d\n", name, PRIO_HIGH, ms, atomic_load(&low_prio_seen));
     CHECK_EQ(atomic_load(&low_prio_seen), -1 - PRIO_HIGH);   /* boosted to H's priority */
-    if (the_case == 0) {
+    if (the_case != 1) {
         CHECK(HeapValidate(heap, 0, NULL));
-        CHECK(HeapDestroy(heap));
+        if (heap != GetProcessHeap())
+            CHECK(HeapDestroy(heap));
     }
     return nspa_test_done();
 }

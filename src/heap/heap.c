@@ -65,7 +65,10 @@ static int hugetlb_ok = 1;
 static int thp_opt;
 static int terminate_on_corruption;
 static pthread_key_t g_key;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;  /* registry, heap list, pool */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;  /* registry, heap list, pool
+                                                               (made PI at initialisation) */
+static pthread_mutexattr_t g_pi_attr;          /* the heap's mutexes inherit priority */
+static pthread_mutexattr_t g_pi_robust_attr;   /* stw_mtx: also robust (stw_lock) */
 static tld_t *g_tlds;
 static heap_t *g_heaps;
 static heap_t *g_heap_pool;
@@ -240,6 +243,19 @@ static void commit_add(heap_t *h, ptrdiff_t d)
 static void enter_slow(tld_t *t, heap_t *h);
 static void theap_rb_flush_all(theap_t *th);
 
+/* stw_mtx is held from HeapLock to HeapUnlock, across the caller's code, so its holder
+ * may exit with it. The heap then stays locked for good, as NT's does (and as it did
+ * with a default mutex). It is a robust PI mutex: the kernel hands a dead holder's PI
+ * mutex to a waiter, and glibc aborts on that unless the mutex is robust; the thread
+ * that gets it (EOWNERDEAD) keeps it and sleeps for ever, so every other waiter sleeps
+ * on too. Nobody spins. */
+static void stw_lock(heap_t *h)
+{
+    if (unlikely(pthread_mutex_lock(&h->stw_mtx) == EOWNERDEAD))
+        for (;;)
+            pause();
+}
+
 static inline void enter(tld_t *t, heap_t *h)
 {
 #if NSPA_TSAN
@@ -307,7 +323,7 @@ static __attribute__((noinline, cold)) void enter_slow(tld_t *t, heap_t *h)
             return;
         STR(t->busy, NULL);
         piw_check(t);                       /* the locker may wait for us */
-        pthread_mutex_lock(&h->stw_mtx);
+        stw_lock(h);
         pthread_mutex_unlock(&h->stw_mtx);
         atomic_store(&t->busy, h);
         atomic_thread_fence(memory_order_seq_cst);
@@ -419,7 +435,7 @@ static void heap_lock_impl(tld_t *t, heap_t *h)
         heap_push_batches(h);
         return;
     }
-    pthread_mutex_lock(&h->stw_mtx);
+    stw_lock(h);
     atomic_store(&h->lock_owner, t);
     h->lock_depth = 1;
     atomic_fetch_or(&h->stw, 1);
@@ -1037,10 +1053,20 @@ static theap_t *theap_get_slow(tld_t *t, heap_t *h)
 /* init, fork                                                                         */
 /* ---------------------------------------------------------------------------------- */
 
+/* The heap's mutexes inherit priority: a real-time thread that waits for HeapUnlock, or
+ * for a thread holding the registry or a heap's segment lists, boosts the holder (a
+ * middle priority would starve it otherwise). Uncontended, a PI mutex is a
+ * compare-exchange like any other; the kernel is only asked when there is a waiter. */
+static void mutex_init(pthread_mutex_t *m, int robust)
+{
+    if (pthread_mutex_init(m, robust ? &g_pi_robust_attr : &g_pi_attr) != 0)   /* no PI futexes */
+        pthread_mutex_init(m, NULL);
+}
+
 static void heap_struct_init(heap_t *h, unsigned flags, size_t maximum)
 {
-    pthread_mutex_init(&h->stw_mtx, NULL);
-    pthread_mutex_init(&h->big, NULL);
+    mutex_init(&h->stw_mtx, 1);
+    mutex_init(&h->big, 0);
     h->flags = flags;
     h->maximum = maximum;
     ST(h->fixed_used, 0);
@@ -1075,14 +1101,14 @@ static void atfork_child(void)
     /* only this thread survives: the others' theaps stay as they are (their segments are
      * simply never allocated from again); their busy words no longer matter */
     for (heap_t *h = g_heaps; h; h = h->list_next) {
-        pthread_mutex_init(&h->big, NULL);
-        pthread_mutex_init(&h->stw_mtx, NULL);
+        mutex_init(&h->big, 0);
+        mutex_init(&h->stw_mtx, 1);
         if (atomic_load(&h->lock_owner) != &tls_tld) {
             atomic_store(&h->lock_owner, NULL);
             h->lock_depth = 0;
             atomic_store(&h->stw, fence_mode ? 2 : 0);
         } else
-            pthread_mutex_lock(&h->stw_mtx);
+            stw_lock(h);
     }
     tld_t *me = &tls_tld;
     g_tlds = NULL;
@@ -1092,7 +1118,7 @@ static void atfork_child(void)
         me->next = me->prev = NULL;
         g_tlds = me;
     }
-    pthread_mutex_init(&g_lock, NULL);
+    mutex_init(&g_lock, 0);
     if (!fence_mode && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
         fence_mode = 1;
 }
@@ -1126,6 +1152,13 @@ static void global_init_slow(void)
         return;
     }
     classes_init();
+    /* nothing has used g_lock yet: every user calls global_init() first */
+    pthread_mutexattr_init(&g_pi_attr);
+    pthread_mutexattr_setprotocol(&g_pi_attr, PTHREAD_PRIO_INHERIT);
+    pthread_mutexattr_init(&g_pi_robust_attr);
+    pthread_mutexattr_setprotocol(&g_pi_robust_attr, PTHREAD_PRIO_INHERIT);
+    pthread_mutexattr_setrobust(&g_pi_robust_attr, PTHREAD_MUTEX_ROBUST);
+    mutex_init(&g_lock, 0);
     size_t mapsz = (size_t)1 << (SEGMAP_BITS - SEG_SHIFT);
     void *m = mmap(NULL, mapsz, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -1404,7 +1437,7 @@ static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, un
  * the heap's shared theap under stw_mtx, which also excludes HeapLock holders. */
 static inline void op_begin(tld_t *t, heap_t *h)
 {
-    if (likely(t->inited)) enter(t, h); else pthread_mutex_lock(&h->stw_mtx);
+    if (likely(t->inited)) enter(t, h); else stw_lock(h);
 }
 
 static inline void op_end(tld_t *t, heap_t *h)
