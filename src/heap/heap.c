@@ -31,17 +31,6 @@
 #include <unistd.h>
 #include <linux/membarrier.h>
 
-#if defined(__SANITIZE_THREAD__)
-#define NSPA_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define NSPA_TSAN 1
-#endif
-#endif
-#ifndef NSPA_TSAN
-#define NSPA_TSAN 0
-#endif
-
 #define LD(x)      atomic_load_explicit(&(x), memory_order_relaxed)
 #define ST(x, v)   atomic_store_explicit(&(x), (v), memory_order_relaxed)
 #define LDA(x)     atomic_load_explicit(&(x), memory_order_acquire)
@@ -1169,11 +1158,9 @@ static void global_init_slow(void)
     segmap = m;
     if (NSPA_TSAN || syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
         fence_mode = 1;
-    const char *e = getenv("NSPA_HEAP_LARGE_PAGES");
-    if (e && e[0] == '0')
+    if (!nspa_env_flag("NSPA_HEAP_LARGE_PAGES", 1))
         hugetlb_ok = 0;
-    e = getenv("NSPA_HEAP_THP");
-    thp_opt = e && e[0] == '1';
+    thp_opt = nspa_env_flag("NSPA_HEAP_THP", 0);
     pthread_key_create(&g_key, tld_destroy);
     heap_struct_init(&proc_heap, 0, 0);
     proc_heap.magic = HEAP_MAGIC;
