@@ -9,7 +9,7 @@
  *  - NSPA_TSAN (1 in a ThreadSanitizer build) and the annotations for hand-offs the
  *    sanitizer cannot see;
  *  - the clock (CLOCK_MONOTONIC in ns, absolute deadlines);
- *  - environment options, parsed once (nspa_env_int, nspa_env_flag).
+ *  - environment options, parsed once (nspa_env_int, nspa_env_flag, nspa_env_is).
  *
  * Header-only and static inline: the hot paths inline it. Nothing here allocates.
  */
@@ -148,5 +148,7 @@ static inline struct timespec nspa_ts_from_ns(uint64_t ns)
 NSPA_HIDDEN int nspa_env_int(const char *name, int def, int lo, int hi);
 /* A boolean option: "0" is off, anything else set is on, unset is @def. */
 NSPA_HIDDEN int nspa_env_flag(const char *name, int def);
+/* A choice: 1 when the option is set to @value (ASCII case ignored), else 0. */
+NSPA_HIDDEN int nspa_env_is(const char *name, const char *value);
 
 #endif
