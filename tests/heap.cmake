@@ -18,3 +18,7 @@ nspa_add_test(heap_rss SOURCES tests/heap_rss.c WIN32 NO_ASAN SERIAL TIMEOUT 60)
 nspa_add_test(heap_preload SOURCES tests/heap_preload.c NO_ASAN NO_TSAN TIMEOUT 90)
 target_compile_definitions(heap_preload PRIVATE NSPA_MALLOC_PATH="$<TARGET_FILE:nspa-malloc>")
 add_dependencies(heap_preload nspa-malloc)
+# real-time waits: a SCHED_FIFO thread waiting for a lower-priority one inside the heap
+# sleeps and boosts it (three threads on one CPU); SKIP (77) without SCHED_FIFO
+nspa_add_test(heap_rt_wait SOURCES tests/heap_rt_wait.c WIN32 THREADED SERIAL TIMEOUT 90)
+set_tests_properties(heap_rt_wait PROPERTIES SKIP_RETURN_CODE 77)

@@ -1,7 +1,10 @@
 /* HeapLock/HeapUnlock: another thread's HeapAlloc/HeapFree wait for the unlock; the lock
- * is recursive; unlocking a heap one does not hold fails with ERROR_NOT_LOCKED. */
+ * is recursive; unlocking a heap one does not hold fails with ERROR_NOT_LOCKED; a fork
+ * child of the holder holds the lock too and can use, unlock and lock the heap. */
 #include <windows.h>
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <sched.h>
 #include "nspa_test.h"
@@ -62,6 +65,29 @@ int main(void)
     CHECK_EQ(GetLastError(), ERROR_NOT_LOCKED);
     CHECK(HeapFree(h, 0, mine));
     CHECK(HeapValidate(h, 0, NULL));
+    /* fork while holding the lock (twice: recursion survives too) */
+    CHECK(HeapLock(h));
+    CHECK(HeapLock(h));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int ok = 1;
+        void *q = HeapAlloc(h, 0, 48);
+        ok &= q != NULL;
+        ok &= HeapFree(h, 0, q);
+        ok &= HeapValidate(h, 0, NULL);
+        ok &= HeapUnlock(h) && HeapUnlock(h);
+        ok &= HeapLock(h) && HeapUnlock(h);
+        ok &= !HeapUnlock(h);
+        q = HeapAlloc(h, 0, 48);
+        ok &= q != NULL && HeapFree(h, 0, q);
+        _exit(ok ? 0 : 1);
+    }
+    int st = -1;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(HeapUnlock(h));
+    CHECK(HeapUnlock(h));
     CHECK(HeapDestroy(h));
     /* the process heap locks too */
     CHECK(HeapLock(GetProcessHeap()));

@@ -1,5 +1,6 @@
 /* Environment options (platform.h): every module reads its knobs through these, once. */
 #include <stdlib.h>
+#include <strings.h>
 #include "common/platform.h"
 
 NSPA_HIDDEN int nspa_env_int(const char *name, int def, int lo, int hi)
@@ -19,4 +20,10 @@ NSPA_HIDDEN int nspa_env_flag(const char *name, int def)
     const char *e = getenv(name);
     if (!e) return def;
     return !(e[0] == '0' && e[1] == 0);
+}
+
+NSPA_HIDDEN int nspa_env_is(const char *name, const char *value)
+{
+    const char *e = getenv(name);
+    return e && !strcasecmp(e, value);
 }

@@ -6,8 +6,10 @@
  *  - the robust-mutex futex word (glibc's pthread_mutex_t keeps the owner tid, the
  *    FUTEX_WAITERS and FUTEX_OWNER_DIED bits there; the kernel writes it at a death);
  *  - cpu_relax for bounded spins;
+ *  - NSPA_TSAN (1 in a ThreadSanitizer build) and the annotations for hand-offs the
+ *    sanitizer cannot see;
  *  - the clock (CLOCK_MONOTONIC in ns, absolute deadlines);
- *  - environment options, parsed once (nspa_env_int).
+ *  - environment options, parsed once (nspa_env_int, nspa_env_flag, nspa_env_is).
  *
  * Header-only and static inline: the hot paths inline it. Nothing here allocates.
  */
@@ -37,7 +39,19 @@ static inline void nspa_cpu_relax(void)
 
 /* ---- TSan: the kernel hands a lock over behind the sanitizer's back ---------------- */
 
+/* NSPA_TSAN: 1 in a ThreadSanitizer build (GCC's macro, or clang's feature test) */
 #if defined(__SANITIZE_THREAD__)
+#define NSPA_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NSPA_TSAN 1
+#endif
+#endif
+#ifndef NSPA_TSAN
+#define NSPA_TSAN 0
+#endif
+
+#if NSPA_TSAN
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 #define NSPA_TSAN_ACQUIRE(p) __tsan_acquire((void *)(p))
@@ -134,5 +148,7 @@ static inline struct timespec nspa_ts_from_ns(uint64_t ns)
 NSPA_HIDDEN int nspa_env_int(const char *name, int def, int lo, int hi);
 /* A boolean option: "0" is off, anything else set is on, unset is @def. */
 NSPA_HIDDEN int nspa_env_flag(const char *name, int def);
+/* A choice: 1 when the option is set to @value (ASCII case ignored), else 0. */
+NSPA_HIDDEN int nspa_env_is(const char *name, const char *value);
 
 #endif

@@ -15,13 +15,14 @@
  *    one of our segments, so any pointer can be checked without faulting;
  *  - HeapLock stops the heap's world: every operation publishes the heap it works on in
  *    a per-thread word; the locker raises heap->stw, runs membarrier() and waits for the
- *    words to clear (asymmetric Dekker: the fast path pays no fence).
+ *    words to clear (asymmetric Dekker: the fast path pays no fence), asleep on a PI
+ *    futex word that lends the thread it waits for its priority (real-time mode).
  */
 #include "heap_internal.h"
+#include "common/platform.h"
 #include "nspa/win32/windows.h"
 #include "nspa/win32/ntstatus.h"
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,17 +30,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
-
-#if defined(__SANITIZE_THREAD__)
-#define NSPA_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define NSPA_TSAN 1
-#endif
-#endif
-#ifndef NSPA_TSAN
-#define NSPA_TSAN 0
-#endif
 
 #define LD(x)      atomic_load_explicit(&(x), memory_order_relaxed)
 #define ST(x, v)   atomic_store_explicit(&(x), (v), memory_order_relaxed)
@@ -57,13 +47,17 @@ static uint8_t  cls_small[65];     /* ceil(n / 16) -> class, for n <= 1024 */
 static uint8_t  cls_slices[NCLASS];
 static _Atomic unsigned char *segmap;          /* 2^26 bytes: addr >> 21 */
 #define SEGMAP_BITS 47
-static _Atomic int g_init;                     /* 0 no, 1 running, 2 done */
+static _Atomic int g_init;                     /* 1 once initialised */
+static _Atomic uint32_t g_init_pi;             /* PI futex word held while initialising */
 static int fence_mode;                         /* no membarrier: fence in the fast path */
 static int hugetlb_ok = 1;
 static int thp_opt;
 static int terminate_on_corruption;
 static pthread_key_t g_key;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;  /* registry, heap list, pool */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;  /* registry, heap list, pool
+                                                               (made PI at initialisation) */
+static pthread_mutexattr_t g_pi_attr;          /* the heap's mutexes inherit priority */
+static pthread_mutexattr_t g_pi_robust_attr;   /* stw_mtx: also robust (stw_lock) */
 static tld_t *g_tlds;
 static heap_t *g_heaps;
 static heap_t *g_heap_pool;
@@ -97,7 +91,7 @@ static void tld_init(tld_t *t);
 
 static inline void global_init(void)
 {
-    if (unlikely(atomic_load_explicit(&g_init, memory_order_acquire) != 2))
+    if (unlikely(!atomic_load_explicit(&g_init, memory_order_acquire)))
         global_init_slow();
 }
 
@@ -238,6 +232,19 @@ static void commit_add(heap_t *h, ptrdiff_t d)
 static void enter_slow(tld_t *t, heap_t *h);
 static void theap_rb_flush_all(theap_t *th);
 
+/* stw_mtx is held from HeapLock to HeapUnlock, across the caller's code, so its holder
+ * may exit with it. The heap then stays locked for good, as NT's does (and as it did
+ * with a default mutex). It is a robust PI mutex: the kernel hands a dead holder's PI
+ * mutex to a waiter, and glibc aborts on that unless the mutex is robust; the thread
+ * that gets it (EOWNERDEAD) keeps it and sleeps for ever, so every other waiter sleeps
+ * on too. Nobody spins. */
+static void stw_lock(heap_t *h)
+{
+    if (unlikely(pthread_mutex_lock(&h->stw_mtx) == EOWNERDEAD))
+        for (;;)
+            pause();
+}
+
 static inline void enter(tld_t *t, heap_t *h)
 {
 #if NSPA_TSAN
@@ -254,31 +261,44 @@ static inline void enter(tld_t *t, heap_t *h)
 #endif
 }
 
-static inline void leave(tld_t *t)
+/* Clear busy; non-zero if the heap's world is being stopped (or there is no membarrier
+ * here), when the caller must call piw_check(): a locker may sleep on our PI word. No
+ * call inside, so the fast paths need no stack frame. */
+static inline int leave_fast(tld_t *t, heap_t *h)
 {
+#if NSPA_TSAN
+    atomic_store(&t->busy, NULL);
+    return unlikely(atomic_load(&h->stw) != 0);
+#else
+    /* a locker that finds busy still set after its membarrier sees this load come after
+     * the barrier, so it reads stw set (the store before it may still be buffered) */
     STR(t->busy, NULL);
+    atomic_signal_fence(memory_order_seq_cst);
+    return unlikely(LD(h->stw) != 0);
+#endif
+}
+
+static void piw_check(tld_t *t);
+
+static inline void leave(tld_t *t, heap_t *h)
+{
+    if (leave_fast(t, h))
+        piw_check(t);
 }
 
 /* Fast paths: publish busy and return non-zero if the caller must back off to its
- * generic path (someone holds the heap lock, or no membarrier here). No call inside,
+ * generic path (someone holds the heap lock, or no membarrier here); busy is then still
+ * set, and the caller leaves (out of line: alloc_backoff, free_backoff). No call inside,
  * so the fast paths need no stack frame. */
 static inline int enter_fast(tld_t *t, heap_t *h)
 {
 #if NSPA_TSAN
     atomic_store(&t->busy, h);
-    if (unlikely(atomic_load(&h->stw))) {
-        STR(t->busy, NULL);
-        return 1;
-    }
-    return 0;
+    return unlikely(atomic_load(&h->stw) != 0);
 #else
     ST(t->busy, h);
     atomic_signal_fence(memory_order_seq_cst);
-    if (unlikely(LD(h->stw))) {
-        STR(t->busy, NULL);
-        return 1;
-    }
-    return 0;
+    return unlikely(LD(h->stw) != 0);
 #endif
 }
 
@@ -291,7 +311,8 @@ static __attribute__((noinline, cold)) void enter_slow(tld_t *t, heap_t *h)
         if (atomic_load(&h->lock_owner) == t)
             return;
         STR(t->busy, NULL);
-        pthread_mutex_lock(&h->stw_mtx);
+        piw_check(t);                       /* the locker may wait for us */
+        stw_lock(h);
         pthread_mutex_unlock(&h->stw_mtx);
         atomic_store(&t->busy, h);
         atomic_thread_fence(memory_order_seq_cst);
@@ -312,6 +333,90 @@ static void heap_push_batches(heap_t *h)
     pthread_mutex_unlock(&h->big);
 }
 
+/* ---- waiting for another thread, in real time ----------------------------------
+ * The locker must wait for every thread inside the heap to leave it. Such a thread may
+ * be preempted by the locker itself (a lower priority on the same CPU), where spinning
+ * or sched_yield() would never let it run. So after a short spin the locker sleeps on
+ * that thread's PI futex word with the thread's tid written in as the owner: the kernel
+ * then runs the thread at the locker's priority (and further up a chain) until it
+ * leaves. Leaving while stw is set (leave_fast) looks at the word and hands it over. */
+
+#define BUSY_SPIN 64                     /* cpu_relax rounds before sleeping */
+static int no_pi_futex;                  /* FUTEX_LOCK_PI failed with ENOSYS: poll */
+
+static inline uint32_t gettid_now(void) { return (uint32_t)syscall(SYS_gettid); }
+
+/* Busy cleared with stw set: if a locker has made us the owner of our PI word, give it
+ * up (the locker takes it and goes on). The fence pairs with the locker's
+ * compare-exchange of the word before it reads busy again: one of the two sees the
+ * other's store. */
+static __attribute__((noinline)) void piw_check(tld_t *t)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    for (;;) {
+        uint32_t v = atomic_load(&t->piw);
+        if (likely(v == 0) || (v & FUTEX_TID_MASK) != t->tid)
+            return;                      /* the locker's own tid: it is done with us */
+        if (!(v & FUTEX_WAITERS)) {      /* the locker has not slept yet */
+            if (atomic_compare_exchange_strong(&t->piw, &v, 0))
+                return;
+            continue;
+        }
+        NSPA_TSAN_RELEASE(&t->piw);
+        nspa_futex(&t->piw, FUTEX_UNLOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
+        return;
+    }
+}
+
+/* Release a PI word the calling thread (tid me) owns. */
+static void piw_unlock(_Atomic uint32_t *w, uint32_t me)
+{
+    uint32_t exp = me;
+    NSPA_TSAN_RELEASE(w);
+    if (!atomic_compare_exchange_strong(w, &exp, 0))
+        nspa_futex(w, FUTEX_UNLOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
+}
+
+/* Sleep until r leaves h or for a while, lending r our priority. 0 if the kernel
+ * cannot do that here (the caller then polls, sleeping). */
+static int busy_wait_pi(tld_t *t, tld_t *r, heap_t *h)
+{
+    uint32_t owner = r->tid, exp = 0;
+    if (no_pi_futex || !owner || !atomic_compare_exchange_strong(&r->piw, &exp, owner))
+        return 0;
+    if (atomic_load(&r->busy) != h) {    /* left meanwhile: take the word back */
+        exp = owner;
+        atomic_compare_exchange_strong(&r->piw, &exp, 0);   /* (unless r did) */
+        return 1;
+    }
+    long e;
+    while ((e = nspa_futex(&r->piw, FUTEX_LOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0)) == -EINTR)
+        ;
+    if (e == 0) {                         /* r handed it over (or had taken it back) */
+        NSPA_TSAN_ACQUIRE(&r->piw);
+        piw_unlock(&r->piw, t->tid ? t->tid : gettid_now());
+        return 1;
+    }
+    if (e == -ENOSYS)
+        no_pi_futex = 1;
+    /* ENOSYS: the kernel left the word alone, and r at most clears it too; ESRCH: r is
+     * gone */
+    atomic_store(&r->piw, 0);
+    return 0;
+}
+
+static void wait_not_busy(tld_t *t, tld_t *r, heap_t *h)
+{
+    for (int i = 0; i < BUSY_SPIN && atomic_load(&r->busy) == h; i++)
+        nspa_cpu_relax();
+    while (atomic_load(&r->busy) == h) {
+        if (!busy_wait_pi(t, r, h)) {
+            struct timespec ts = { 0, 100000 };   /* no boost: at least let r run */
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
 static void heap_lock_impl(tld_t *t, heap_t *h)
 {
     if (atomic_load(&h->lock_owner) == t) {
@@ -319,7 +424,7 @@ static void heap_lock_impl(tld_t *t, heap_t *h)
         heap_push_batches(h);
         return;
     }
-    pthread_mutex_lock(&h->stw_mtx);
+    stw_lock(h);
     atomic_store(&h->lock_owner, t);
     h->lock_depth = 1;
     atomic_fetch_or(&h->stw, 1);
@@ -327,10 +432,8 @@ static void heap_lock_impl(tld_t *t, heap_t *h)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     pthread_mutex_lock(&g_lock);
     for (tld_t *r = g_tlds; r; r = r->next) {
-        if (r == t)
-            continue;
-        while (atomic_load(&r->busy) == h)
-            sched_yield();
+        if (r != t && atomic_load(&r->busy) == h)
+            wait_not_busy(t, r, h);
     }
     pthread_mutex_unlock(&g_lock);
     heap_push_batches(h);
@@ -829,7 +932,7 @@ static void theap_abandon(theap_t *th)
     tld_t *t = th->tld;
     enter(t, h);
     if (th->dead) {   /* the heap was destroyed under us */
-        leave(t);
+        leave(t, h);
         return;
     }
     theap_rb_flush_all(th);
@@ -862,7 +965,7 @@ static void theap_abandon(theap_t *th)
     if (th->hprev) th->hprev->hnext = th->hnext; else h->theaps = th->hnext;
     if (th->hnext) th->hnext->hprev = th->hprev;
     pthread_mutex_unlock(&h->big);
-    leave(t);
+    leave(t, h);
 }
 
 static void tld_destroy(void *arg)
@@ -899,6 +1002,8 @@ static void tld_init(tld_t *t)
     if (g_tlds) g_tlds->prev = t;
     g_tlds = t;
     t->self = tld_token(t);
+    t->tid = gettid_now();
+    atomic_store(&t->piw, 0);
     t->inited = 1;
     pthread_mutex_unlock(&g_lock);
     pthread_setspecific(g_key, t);
@@ -937,10 +1042,20 @@ static theap_t *theap_get_slow(tld_t *t, heap_t *h)
 /* init, fork                                                                         */
 /* ---------------------------------------------------------------------------------- */
 
+/* The heap's mutexes inherit priority: a real-time thread that waits for HeapUnlock, or
+ * for a thread holding the registry or a heap's segment lists, boosts the holder (a
+ * middle priority would starve it otherwise). Uncontended, a PI mutex is a
+ * compare-exchange like any other; the kernel is only asked when there is a waiter. */
+static void mutex_init(pthread_mutex_t *m, int robust)
+{
+    if (pthread_mutex_init(m, robust ? &g_pi_robust_attr : &g_pi_attr) != 0)   /* no PI futexes */
+        pthread_mutex_init(m, NULL);
+}
+
 static void heap_struct_init(heap_t *h, unsigned flags, size_t maximum)
 {
-    pthread_mutex_init(&h->stw_mtx, NULL);
-    pthread_mutex_init(&h->big, NULL);
+    mutex_init(&h->stw_mtx, 1);
+    mutex_init(&h->big, 0);
     h->flags = flags;
     h->maximum = maximum;
     ST(h->fixed_used, 0);
@@ -975,35 +1090,64 @@ static void atfork_child(void)
     /* only this thread survives: the others' theaps stay as they are (their segments are
      * simply never allocated from again); their busy words no longer matter */
     for (heap_t *h = g_heaps; h; h = h->list_next) {
-        pthread_mutex_init(&h->big, NULL);
-        pthread_mutex_init(&h->stw_mtx, NULL);
+        mutex_init(&h->big, 0);
+        mutex_init(&h->stw_mtx, 1);
         if (atomic_load(&h->lock_owner) != &tls_tld) {
             atomic_store(&h->lock_owner, NULL);
             h->lock_depth = 0;
             atomic_store(&h->stw, fence_mode ? 2 : 0);
         } else
-            pthread_mutex_lock(&h->stw_mtx);
+            stw_lock(h);
     }
     tld_t *me = &tls_tld;
     g_tlds = NULL;
+    me->tid = gettid_now();   /* (no locker waits across fork: it holds g_lock) */
+    atomic_store(&me->piw, 0);
     if (me->inited) {
         me->next = me->prev = NULL;
         g_tlds = me;
     }
-    pthread_mutex_init(&g_lock, NULL);
+    mutex_init(&g_lock, 0);
     if (!fence_mode && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
         fence_mode = 1;
 }
 
+/* The first heap call initialises under g_init_pi, a PI futex word: a thread that
+ * arrives meanwhile sleeps on it and lends the initialising thread its priority (a
+ * real-time thread spinning or yielding here could keep a lower-priority initialiser on
+ * its CPU from ever finishing). */
 static void global_init_slow(void)
 {
-    int expect = 0;
-    if (!atomic_compare_exchange_strong(&g_init, &expect, 1)) {
-        while (atomic_load_explicit(&g_init, memory_order_acquire) != 2)
-            sched_yield();
+    uint32_t me = gettid_now(), owner = 0;
+    if (!atomic_compare_exchange_strong(&g_init_pi, &owner, me)) {
+        if ((owner & FUTEX_TID_MASK) == me) {
+            fprintf(stderr, "nspa heap: initialisation re-entered\n");
+            abort();
+        }
+        long e;
+        while ((e = nspa_futex(&g_init_pi, FUTEX_LOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0)) == -EINTR)
+            ;
+        if (e != 0) {                     /* no PI futexes here: poll, sleeping */
+            while (!atomic_load_explicit(&g_init, memory_order_acquire)) {
+                struct timespec ts = { 0, 100000 };
+                nanosleep(&ts, NULL);
+            }
+            return;
+        }
+        NSPA_TSAN_ACQUIRE(&g_init_pi);
+    }
+    if (atomic_load_explicit(&g_init, memory_order_acquire)) {   /* done by the other */
+        piw_unlock(&g_init_pi, me);
         return;
     }
     classes_init();
+    /* nothing has used g_lock yet: every user calls global_init() first */
+    pthread_mutexattr_init(&g_pi_attr);
+    pthread_mutexattr_setprotocol(&g_pi_attr, PTHREAD_PRIO_INHERIT);
+    pthread_mutexattr_init(&g_pi_robust_attr);
+    pthread_mutexattr_setprotocol(&g_pi_robust_attr, PTHREAD_PRIO_INHERIT);
+    pthread_mutexattr_setrobust(&g_pi_robust_attr, PTHREAD_MUTEX_ROBUST);
+    mutex_init(&g_lock, 0);
     size_t mapsz = (size_t)1 << (SEGMAP_BITS - SEG_SHIFT);
     void *m = mmap(NULL, mapsz, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -1014,18 +1158,17 @@ static void global_init_slow(void)
     segmap = m;
     if (NSPA_TSAN || syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
         fence_mode = 1;
-    const char *e = getenv("NSPA_HEAP_LARGE_PAGES");
-    if (e && e[0] == '0')
+    if (!nspa_env_flag("NSPA_HEAP_LARGE_PAGES", 1))
         hugetlb_ok = 0;
-    e = getenv("NSPA_HEAP_THP");
-    thp_opt = e && e[0] == '1';
+    thp_opt = nspa_env_flag("NSPA_HEAP_THP", 0);
     pthread_key_create(&g_key, tld_destroy);
     heap_struct_init(&proc_heap, 0, 0);
     proc_heap.magic = HEAP_MAGIC;
     atomic_store(&proc_heap.serial, 1);
     g_heaps = &proc_heap;
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-    atomic_store_explicit(&g_init, 2, memory_order_release);
+    atomic_store_explicit(&g_init, 1, memory_order_release);
+    piw_unlock(&g_init_pi, me);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -1189,7 +1332,7 @@ static __attribute__((noinline)) void *alloc_fast_miss(tld_t *t, theap_t *th, he
                                                        unsigned c, unsigned flags, size_t n)
 {
     void *b = alloc_small_slow(t, th, c, n, flags);
-    leave(t);
+    leave(t, h);
     if (unlikely(!b))
         return alloc_failed(h, flags);
     if (unlikely(flags & HEAP_ZERO_MEMORY))
@@ -1200,6 +1343,21 @@ static __attribute__((noinline)) void *alloc_fast_miss(tld_t *t, theap_t *th, he
 static __attribute__((noinline)) void *zero_block(void *b, size_t n)
 {
     return memset(b, 0, n);
+}
+
+/* The fast paths' exits when stw is set: off the fast path, so that it needs no frame */
+static __attribute__((noinline)) void *alloc_backoff(tld_t *t, heap_t *h, unsigned flags, size_t n)
+{
+    leave(t, h);
+    return heap_alloc_generic(h, flags, n, 16);
+}
+
+static __attribute__((noinline)) void *alloc_leave_slow(tld_t *t, void *b, unsigned flags, size_t n)
+{
+    piw_check(t);
+    if (unlikely(flags & HEAP_ZERO_MEMORY))
+        memset(b, 0, n);
+    return b;
 }
 
 static inline theap_t *theap_lookup_fast(tld_t *t, heap_t *h)
@@ -1240,7 +1398,7 @@ static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, un
         return heap_alloc_generic(h, flags, n, 16);
     unsigned c = cls_small[(n + 16) >> 4];
     if (unlikely(enter_fast(t, h)))
-        return heap_alloc_generic(h, flags, n, 16);
+        return alloc_backoff(t, h, flags, n);
     page_t *pg = th->pages[c];
     void *b;
     if (unlikely(pg == NULL) || unlikely((b = pg->free) == NULL))
@@ -1255,7 +1413,8 @@ static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, un
     /* n < 1024 here, so the class is less than 255 bytes wider than n: the one-byte
      * form of trailer_set */
     ((uint8_t *)b)[pg->bsize - 1] = (uint8_t)(pg->bsize - n);
-    leave(t);
+    if (unlikely(leave_fast(t, h)))
+        return alloc_leave_slow(t, b, flags, n);
     if (unlikely(flags & HEAP_ZERO_MEMORY))
         return zero_block(b, n);   /* tail call: no frame here */
     return b;
@@ -1265,12 +1424,12 @@ static inline __attribute__((always_inline)) void *heap_alloc_impl(heap_t *h, un
  * the heap's shared theap under stw_mtx, which also excludes HeapLock holders. */
 static inline void op_begin(tld_t *t, heap_t *h)
 {
-    if (likely(t->inited)) enter(t, h); else pthread_mutex_lock(&h->stw_mtx);
+    if (likely(t->inited)) enter(t, h); else stw_lock(h);
 }
 
 static inline void op_end(tld_t *t, heap_t *h)
 {
-    if (likely(t->inited)) leave(t); else pthread_mutex_unlock(&h->stw_mtx);
+    if (likely(t->inited)) leave(t, h); else pthread_mutex_unlock(&h->stw_mtx);
 }
 
 static theap_t *shared_theap(heap_t *h)   /* stw_mtx held */
@@ -1416,11 +1575,23 @@ static __attribute__((noinline, cold)) int fail_invalid_handle(void)
     return 0;
 }
 
-static __attribute__((noinline)) int free_local_slow_leave(tld_t *t, theap_t *th, page_t *pg)
+static __attribute__((noinline)) int free_local_slow_leave(tld_t *t, heap_t *h, theap_t *th, page_t *pg)
 {
     free_local_slow(th, pg);
-    leave(t);
+    leave(t, h);
     return 1;
+}
+
+static __attribute__((noinline)) int free_leave_slow(tld_t *t)
+{
+    piw_check(t);
+    return 1;
+}
+
+static __attribute__((noinline)) int free_backoff(tld_t *t, heap_t *h, void *p)
+{
+    leave(t, h);
+    return heap_free_impl(h, p);
 }
 
 /* Fast path: a block of a growable heap's arena that the calling thread owns. Anything
@@ -1440,7 +1611,7 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     if (unlikely(LD(s->owner_tid) != t->self) || unlikely(s->heap != h))
         return heap_free_impl(h, p);
     if (unlikely(enter_fast(t, h)))
-        return heap_free_impl(h, p);
+        return free_backoff(t, h, p);
     unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
     page_t *pg = &seg_pages(s)[f];
     uint32_t off = (uint32_t)(a - (uintptr_t)pg->start);
@@ -1459,12 +1630,12 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
     *(void **)p = pg->free;
     pg->free = p;
     if (unlikely(--pg->used == pg->trigger))
-        return free_local_slow_leave(t, s->owner, pg);   /* tail call: no frame here */
-    leave(t);
+        return free_local_slow_leave(t, h, s->owner, pg);   /* tail call: no frame here */
+    if (unlikely(leave_fast(t, h)))
+        return free_leave_slow(t);
     return 1;
 slow:
-    leave(t);
-    return heap_free_impl(h, p);
+    return free_backoff(t, h, p);
 }
 
 static __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)

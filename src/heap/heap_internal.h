@@ -170,6 +170,12 @@ typedef struct tld {
     unsigned          map_next;
     int               inited;
     int               dying;      /* TLS destructor ran: use the shared theap */
+    uint32_t          tid;        /* kernel thread id, once registered */
+    /* PI futex word (0, or owner tid | FUTEX_WAITERS): a HeapLock caller that must wait
+     * for this thread to leave the heap puts this thread's tid here and sleeps on it,
+     * so that the kernel runs this thread at the caller's priority; leaving with the
+     * world being stopped hands the word over (docs/heap.md, "Waiting in real time") */
+    _Atomic uint32_t  piw;
     theap_t          *theaps;
     struct tld       *next, *prev;   /* registry (g_lock) */
 } tld_t;

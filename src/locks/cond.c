@@ -115,7 +115,7 @@ NSPA_EXPORT int nspa_cond_wait_cs(nspa_cond_t *c, nspa_cs_t *cs, const struct ti
             cs_enter_common(cs, 0);
         }
     } else {
-        r = nspa_futex_wait(c, seq, abs);
+        r = nspa_futex_wait_abs(c, seq, abs, CLOCK_MONOTONIC, 0);
         /* just woken, most likely by the owner: spinning for it only burns the CPU the
          * owner needs to get out (measured: 2-4x slower hand-offs with a spin) */
         cs_enter_common(cs, 0);
@@ -134,7 +134,7 @@ NSPA_EXPORT int nspa_cond_wait_srw(nspa_cond_t *c, nspa_srw_t *l, int shared,
         srw_unlock_shared_inline(l);
     else
         srw_unlock_exclusive_inline(l);
-    r = cv_spin(c, seq) ? 0 : nspa_futex_wait(c, seq, abs);
+    r = cv_spin(c, seq) ? 0 : nspa_futex_wait_abs(c, seq, abs, CLOCK_MONOTONIC, 0);
     if (shared)
         srw_lock_shared_inline(l);
     else
@@ -165,7 +165,7 @@ static void cv_wake(nspa_cond_t *c, int all)
             seq = (uint32_t)atomic_load_explicit(w, memory_order_relaxed);
         }
     } else {
-        nspa_futex_wake(c, all ? INT_MAX : 1);
+        nspa_futex_wake_n(c, all ? INT_MAX : 1, 0);
     }
 }
 

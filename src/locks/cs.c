@@ -89,7 +89,7 @@ NSPA_HIDDEN void nspa_cs_gate_wake(nspa_cs_t *cs)
     while (v >= GATE_ONE && !(v & GATE_WAKING)) {
         if (atomic_compare_exchange_weak_explicit(g, &v, v | GATE_WAKING, memory_order_seq_cst,
                                                   memory_order_relaxed)) {
-            nspa_futex_wake(g, 1);
+            nspa_futex_wake_n(g, 1, 0);
             return;
         }
     }
@@ -116,10 +116,7 @@ static long gate_recheck_ns(void)
     static _Atomic long cached = -1;
     long v = atomic_load_explicit(&cached, memory_order_relaxed);
     if (v < 0) {
-        const char *e = getenv("NSPA_CS_GATE_RECHECK_MS");
-        v = e && *e ? atol(e) * 1000000L : 50000000L;
-        if (v < 0)
-            v = 0;
+        v = nspa_env_int("NSPA_CS_GATE_RECHECK_MS", 50, 0, INT_MAX) * 1000000L;
         atomic_store_explicit(&cached, v, memory_order_relaxed);
     }
     return v;
@@ -243,7 +240,7 @@ pi_wait:
          * orphaned section stays locked; sleep until the word changes */
         int32_t cur = atomic_load_explicit(w, memory_order_relaxed);
         if (cur != 0)
-            nspa_futex_wait(w, (uint32_t)cur, NULL);
+            nspa_futex_wait_abs(w, (uint32_t)cur, NULL, CLOCK_MONOTONIC, 0);
     }
     NSPA_TSAN_ACQUIRE(w);
 }
@@ -271,7 +268,7 @@ NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid, int spin_ok)
             nspa_cpu_relax();
         }
         while (atomic_exchange_explicit(w, CS_WAITED_PLAIN, memory_order_acquire) != CS_FREE_PLAIN)
-            nspa_futex_wait(w, (uint32_t)CS_WAITED_PLAIN, NULL);
+            nspa_futex_wait_abs(w, (uint32_t)CS_WAITED_PLAIN, NULL, CLOCK_MONOTONIC, 0);
     }
 owned:
     cs_set_owned(cs, tid);
@@ -326,7 +323,7 @@ NSPA_EXPORT void nspa_cs_enter(nspa_cs_t *cs) { cs_enter_inline(cs); }
 NSPA_EXPORT int nspa_cs_try_enter(nspa_cs_t *cs) { return cs_try_enter_inline(cs); }
 NSPA_EXPORT void nspa_cs_leave(nspa_cs_t *cs) { cs_leave_inline(cs); }
 /* The inline Leave of <nspa/win32/synchapi_locks.h> found sleepers: wake one. */
-NSPA_EXPORT void nspa_cs_wake_plain(nspa_cs_t *cs) { nspa_futex_wake(cs_word(cs), 1); }
+NSPA_EXPORT void nspa_cs_wake_plain(nspa_cs_t *cs) { nspa_futex_wake_n(cs_word(cs), 1, 0); }
 NSPA_EXPORT uint32_t nspa_cs_owner(const nspa_cs_t *cs) { return cs_owner_relaxed(cs); }
 
 NSPA_EXPORT void nspa_cs_delete(nspa_cs_t *cs)

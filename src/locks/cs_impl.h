@@ -153,7 +153,7 @@ static inline void cs_release_inline(nspa_cs_t *cs)
         __atomic_store_n(&cs->owner, (uintptr_t)0, __ATOMIC_RELAXED);
         if (unlikely(atomic_exchange_explicit(cs_word(cs), CS_FREE_PLAIN, memory_order_release)
                      == CS_WAITED_PLAIN))
-            nspa_futex_wake(cs_word(cs), 1);
+            nspa_futex_wake_n(cs_word(cs), 1, 0);
     }
 }
 

@@ -1,47 +1,10 @@
-/* Internal: futex wrappers, the cached thread id, TSan annotations for kernel hand-offs. */
+/* Internal, locks-specific: the cached thread id, the Win32 timeout deadline and the
+ * internal PI lock. The futex wrappers, cpu_relax and the TSan annotations for kernel
+ * hand-offs come from the platform layer (common/platform.h). */
 #ifndef NSPA_LOCKS_FUTEX_H
 #define NSPA_LOCKS_FUTEX_H
-#include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <stdatomic.h>
 #include <stdint.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-#include "common/export.h"
-
-#if defined(__SANITIZE_THREAD__)
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#define NSPA_TSAN_ACQUIRE(p) __tsan_acquire((void *)(p))
-#define NSPA_TSAN_RELEASE(p) __tsan_release((void *)(p))
-#else
-#define NSPA_TSAN_ACQUIRE(p) ((void)0)
-#define NSPA_TSAN_RELEASE(p) ((void)0)
-#endif
-
-static inline void nspa_cpu_relax(void) { __builtin_ia32_pause(); }
-
-/* Returns the syscall result, or -errno. */
-static inline long nspa_futex(void *uaddr, int op, uint32_t val, const struct timespec *ts,
-                              void *uaddr2, uint32_t val3)
-{
-    long r = syscall(SYS_futex, uaddr, op, val, ts, uaddr2, val3);
-    return r < 0 ? -errno : r;
-}
-
-static inline long nspa_futex_wait(void *uaddr, uint32_t val, const struct timespec *abs_mono)
-{
-    /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC time */
-    return nspa_futex(uaddr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, val, abs_mono, NULL,
-                      FUTEX_BITSET_MATCH_ANY);
-}
-
-static inline long nspa_futex_wake(void *uaddr, int n)
-{
-    return nspa_futex(uaddr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)n, NULL, NULL, 0);
-}
+#include "common/platform.h"
 
 /* The caller's Linux thread id, cached per thread (reset in a fork child); 0 until the
  * thread's first lock call. Exported: the inline CRITICAL_SECTION fast path of

@@ -45,7 +45,7 @@ NSPA_EXPORT int nspa_once_begin(nspa_once_t *o, uint32_t flags, void **context)
                 !atomic_compare_exchange_strong_explicit(w, &v, v | ONCE_SLEEPER,
                                                          memory_order_relaxed, memory_order_relaxed))
                 break;
-            nspa_futex_wait(w, (uint32_t)(v | ONCE_SLEEPER), NULL);
+            nspa_futex_wait_abs(w, (uint32_t)(v | ONCE_SLEEPER), NULL, CLOCK_MONOTONIC, 0);
             break;
         case ONCE_DONE:
             if (context)
@@ -80,7 +80,7 @@ NSPA_EXPORT int nspa_once_complete(nspa_once_t *o, uint32_t flags, void *context
                                                          memory_order_relaxed))
                 continue;
             if (v & ONCE_SLEEPER)
-                nspa_futex_wake(w, INT_MAX);
+                nspa_futex_wake_n(w, INT_MAX, 0);
             return 0;
         case ONCE_ASYNCP:
             if (!(flags & NSPA_ONCE_ASYNC))

@@ -46,7 +46,7 @@ NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
             s = atomic_load_explicit(w, memory_order_relaxed);
             continue;
         }
-        nspa_futex_wait(low_half(l), (uint32_t)s, NULL);
+        nspa_futex_wait_abs(low_half(l), (uint32_t)s, NULL, CLOCK_MONOTONIC, 0);
         s = atomic_load_explicit(w, memory_order_relaxed);
     }
 }
@@ -75,7 +75,7 @@ NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l)
                 continue;
             s |= SRW_RSLEEP;
         }
-        nspa_futex_wait(high_half(l), (uint32_t)(s >> 32), NULL);
+        nspa_futex_wait_abs(high_half(l), (uint32_t)(s >> 32), NULL, CLOCK_MONOTONIC, 0);
         s = atomic_load_explicit(w, memory_order_relaxed);
     }
 }
@@ -92,9 +92,9 @@ NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l, uint64_t s)
     } while (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_release,
                                                     memory_order_relaxed));
     if (s & SRW_WWAIT_MASK)
-        nspa_futex_wake(low_half(l), 1);        /* hand over to the next writer */
+        nspa_futex_wake_n(low_half(l), 1, 0);        /* hand over to the next writer */
     else if (s & SRW_RSLEEP)
-        nspa_futex_wake(high_half(l), INT_MAX); /* let every reader in */
+        nspa_futex_wake_n(high_half(l), INT_MAX, 0); /* let every reader in */
 }
 
 /* ---- nspa_* ---- */

@@ -78,6 +78,6 @@ static inline void srw_unlock_shared_inline(nspa_srw_t *l)
 {
     uint64_t old = atomic_fetch_sub_explicit(srw_word(l), SRW_READER, memory_order_release);
     if (unlikely((old & SRW_LOW) == 1 && (old & SRW_WWAIT_MASK)))
-        nspa_futex_wake(srw_word(l), 1);
+        nspa_futex_wake_n(srw_word(l), 1, 0);
 }
 #endif

@@ -92,7 +92,7 @@ NSPA_EXPORT int nspa_wait_on_address(volatile void *addr, const void *compare, s
     for (;;) {
         if (atomic_load_explicit(&n.woken, memory_order_acquire))
             return 0;
-        long r = nspa_futex_wait(&n.woken, 0, abs);
+        long r = nspa_futex_wait_abs(&n.woken, 0, abs, CLOCK_MONOTONIC, 0);
         if (r == -ETIMEDOUT) {
             nspa_pilock_lock(&b->lock);
             int woken = atomic_load_explicit(&n.woken, memory_order_acquire);
@@ -123,7 +123,7 @@ static void wa_wake(const volatile void *addr, int all)
         /* the node may vanish as soon as woken is set (the waiter returns); the wake
          * below then hits a dead stack word, which is harmless */
         atomic_store_explicit(&n->woken, 1, memory_order_release);
-        nspa_futex_wake((void *)&n->woken, 1);
+        nspa_futex_wake_n((void *)&n->woken, 1, 0);
         if (!all)
             break;
     }

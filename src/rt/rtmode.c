@@ -1,11 +1,9 @@
 /* RT mode: NSPA_RT_PRIO / NSPA_RT_POLICY / NSPA_PI, read once; the per-thread
  * real-time cache used by the locks (spin or not). See include/nspa/rt.h. */
+#include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include "common/export.h"
+#include "common/platform.h"
 #include "rt/rt_internal.h"
 
 __thread int nspa_rt_thread_state __attribute__((tls_model("initial-exec"))) = -1;
@@ -13,31 +11,21 @@ __thread int nspa_rt_thread_state __attribute__((tls_model("initial-exec"))) = -
 /* bit 0: loaded, bit 1: RT mode, bit 2: PI on; bits 8..15: NSPA_RT_PRIO */
 static _Atomic int rt_config;
 
-static int parse_prio(const char *s)
-{
-    char *end;
-    long v;
-    if (!s || !*s)
-        return 0;
-    v = strtol(s, &end, 10);
-    if (*end || v < 1 || v > 98)
-        return 0;
-    return (int)v;
-}
-
 static int load_config(void)
 {
     int cfg = atomic_load_explicit(&rt_config, memory_order_acquire);
     if (likely(cfg & 1))
         return cfg;
-    int prio = parse_prio(getenv("NSPA_RT_PRIO"));
-    const char *pol = getenv("NSPA_RT_POLICY");
-    const char *pi = getenv("NSPA_PI");
-    int rt = prio && !(pol && !strcasecmp(pol, "TS"));
+    /* NSPA_RT_PRIO: 1..98; unset, not a number or out of range: no RT mode.
+     * NSPA_RT_POLICY=TS (any case) turns it off too. NSPA_PI: on unless "0". */
+    int prio = nspa_env_int("NSPA_RT_PRIO", 0, INT_MIN, INT_MAX);
+    if (prio < 1 || prio > 98)
+        prio = 0;
+    int rt = prio && !nspa_env_is("NSPA_RT_POLICY", "TS");
     cfg = 1;
     if (rt) {
         cfg |= 2 | (prio << 8);
-        if (!(pi && !strcmp(pi, "0")))
+        if (nspa_env_flag("NSPA_PI", 1))
             cfg |= 4;
     }
     /* every thread computes the same value; the first store wins, others agree */
