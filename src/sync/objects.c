@@ -301,8 +301,9 @@ NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, 
         uint32_t hash = name_hash(name, len);
         reg_lock(ns);
         uint32_t s = name_find(ns, name, len, hash);
-        if (s == UINT32_MAX) {
-            ns_sweep_dead(ns);             /* a dead process may still hold the name */
+        if (s != UINT32_MAX) {
+            /* a dead process may be what still holds the name: reclaim, look again */
+            ns_sweep_dead(ns);
             s = name_find(ns, name, len, hash);
         }
         if (s != UINT32_MAX) {
@@ -337,9 +338,12 @@ NSPA_EXPORT int nspa_open(int type, const char *name, nspa_obj_t *out)
     if (type == NSPA_TYPE_MUTEX || type == NSPA_TYPE_NONE) reaper_ensure();
     uint32_t hash = name_hash(name, len);
     reg_lock(ns);
-    ns_sweep_dead(ns);
     int r;
     uint32_t s = name_find(ns, name, len, hash);
+    if (s != UINT32_MAX) {
+        ns_sweep_dead(ns);                 /* its holders may be dead processes */
+        s = name_find(ns, name, len, hash);
+    }
     if (s == UINT32_MAX || !ns->objs[ns->names[s].obj].refs) {
         r = -ENOENT;
     } else {

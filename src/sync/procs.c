@@ -75,7 +75,7 @@ NSPA_HIDDEN uint64_t proc_start_time(int pid)
 /* Is the process of slot @p dead? A registered thread of it that is alive says no at
  * the cost of a load (the kernel marks a dead thread's liveness word at once, and a
  * reused pid cannot fool it); else kill(pid, 0) and the start time (pid reuse). */
-static int proc_is_dead(struct ns *ns, const struct ns_proc *p)
+static int proc_is_dead(struct ns *ns, struct ns_proc *p)
 {
     if (!p->pid) return 0;
     if (p->any_thread && p->any_thread <= MAX_THREADS) {
@@ -84,8 +84,14 @@ static int proc_is_dead(struct ns *ns, const struct ns_proc *p)
         if (t->tid && &ns->procs[t->proc] == p && (v & FUTEX_TID_MASK) && !thr_is_dead_word(v)) return 0;
     }
     if (kill((pid_t)p->pid, 0) < 0 && errno == ESRCH) return 1;
+    /* the pid lives: is it still that process? (pid reuse) The start time is read at
+     * most once a second per slot: a sweep of thousands of processes stays cheap */
+    uint64_t now = nspa_clock_ns(CLOCK_MONOTONIC_COARSE) / 1000000ull;
+    if (now - __atomic_load_n(&p->verified_ms, __ATOMIC_RELAXED) < 1000) return 0;
     uint64_t st = proc_start_time((int)p->pid);
-    return st && st != p->start_time;
+    if (st && st != p->start_time) return 1;
+    __atomic_store_n((uint64_t *)&p->verified_ms, now, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* ---- slots ------------------------------------------------------------------------ */
@@ -195,8 +201,12 @@ static int attach_locked(void)
         ns->base = NULL;
     }
     if (!ns->base) return -EAGAIN;
-    ns_sweep_dead(ns);
+    /* sweep only when the table is full: a sweep looks at every process */
     uint32_t slot = proc_take(ns);
+    if (slot == UINT32_MAX) {
+        ns_sweep_dead(ns);
+        slot = proc_take(ns);
+    }
     if (slot == UINT32_MAX) {
         reg_unlock(ns);
         __atomic_store_n(&nspa_ns, NULL, __ATOMIC_RELEASE);
@@ -278,8 +288,11 @@ NSPA_HIDDEN void procs_fork_fixup(void)
         struct ns *ns = nspa_ns;
         if (ns) {
             reg_lock(ns);
-            ns_sweep_dead(ns);
             uint32_t slot = proc_take(ns);
+            if (slot == UINT32_MAX) {
+                ns_sweep_dead(ns);
+                slot = proc_take(ns);
+            }
             if (slot != UINT32_MAX) {
                 proc_claim(ns, slot);
                 ns->proc = slot;

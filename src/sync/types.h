@@ -177,6 +177,7 @@ struct ns_proc {
     uint32_t nthreads;               /* thread slots of this process */
     uint32_t any_thread;             /* one of them (slot + 1): its liveness word says
                                       * the process lives, without a system call */
+    uint64_t verified_ms;            /* when its start time was last read (a hint) */
     uint32_t ledger[LEDGER_DIR];     /* ledger chunks (index + 1): handle index -> obj + 1 */
 };
 
