@@ -2,7 +2,9 @@
  * objects, 200+ rounds: afterwards every object is consistent (nspa_check_namespace),
  * mutual exclusion held throughout (a shared pair (a, b) is equal whenever a mutex is
  * acquired without the abandoned result), nobody is stuck (every worker stops when
- * told), and the objects still work. */
+ * told), and the objects still work. Kills land inside object locks and wait-alls too
+ * (a wait-all over 64 events holds 64 locks); the run counts the object
+ * locks taken over from a killed holder (nspa_namespace_stats). */
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -11,6 +13,7 @@
 
 #define WORKERS 4
 #define ROUNDS 240
+#define NWS 64                  /* manual events of the wait-all case */
 
 struct shared {
     volatile uint64_t a, b;
@@ -26,11 +29,17 @@ static void worker(unsigned seed)
     if (nspa_open(NSPA_TYPE_MUTEX, "ks-mutex", &m) || nspa_open(NSPA_TYPE_SEM, "ks-sem", &s) ||
         nspa_open(NSPA_TYPE_EVENT, "ks-event", &e) || nspa_open(NSPA_TYPE_EVENT, "ks-stop", &stop))
         _exit(2);
+    nspa_obj_t ws[NWS];
+    for (int k = 0; k < NWS; k++) {
+        char n[32];
+        snprintf(n, sizeof(n), "ks-w%d", k);
+        if (nspa_open(NSPA_TYPE_EVENT, n, &ws[k])) _exit(2);
+    }
     uint32_t me = nspa_thread_id();
     for (;;) {
         unsigned r = rand_r(&seed);
         int got = -1;
-        switch (r % 6) {
+        switch (r % 7) {
         case 0: {   /* mutex with stop as the alternative */
             nspa_obj_t objs[2] = { m, stop };
             uint32_t idx;
@@ -61,6 +70,21 @@ static void worker(unsigned seed)
             nspa_dup(x, &y);
             nspa_close(x);
             nspa_close(y);
+            break;
+        }
+        case 6: {   /* wait-all over 64 manual events: sections under 64 object locks;
+                     * one is reset and set again meanwhile (a kill in between leaves it
+                     * reset: the next worker here sets it) */
+            uint32_t idx, k = (r >> 8) % NWS;
+            if (r & 0x10000) {
+                nspa_event_reset(ws[k], NULL);
+                nspa_event_set(ws[k], NULL);
+            } else {
+                /* a burst: most of it is spent holding 64 object locks, so a kill
+                 * lands inside them often */
+                for (int b = 0; b < 20; b++)
+                    if (wait_all_ms(ws, NWS, me, 0, 0, &idx) != 0) nspa_event_set(ws[k], NULL);
+            }
             break;
         }
         default: {
@@ -106,6 +130,13 @@ int main(void)
     REQUIRE(nspa_create_sem(&sa, "ks-sem", &s) == 0);
     REQUIRE(nspa_create_event(&ea, "ks-event", &e) == 0);
     REQUIRE(nspa_create_event(&sta, "ks-stop", &stop) == 0);
+    nspa_obj_t ws[NWS];
+    for (int k = 0; k < NWS; k++) {
+        char n[32];
+        struct nspa_event_args wa = { 1, 1 };
+        snprintf(n, sizeof(n), "ks-w%d", k);
+        REQUIRE(nspa_create_event(&wa, n, &ws[k]) == 0);
+    }
     pid_t w[WORKERS];
     unsigned seed = 12345;
     for (int i = 0; i < WORKERS; i++) w[i] = spawn(seed + i);
@@ -138,11 +169,16 @@ int main(void)
             CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
         }
     }
-    printf("rounds %d, killed %d, mutex sections %llu, abandoned seen %u\n", ROUNDS, killed,
-           (unsigned long long)sh->ops, sh->abandoned_seen);
+    struct nspa_ns_stats ns;
+    CHECK_EQ(nspa_namespace_stats(&ns), 0);
+    printf("rounds %d, killed %d, mutex sections %llu, abandoned seen %u, object locks taken over from "
+           "the killed %llu, registry sections rolled back %llu\n", ROUNDS, killed,
+           (unsigned long long)sh->ops, sh->abandoned_seen, (unsigned long long)ns.lock_recoveries,
+           (unsigned long long)ns.registry_recoveries);
     CHECK_EQ(stuck, 0);
     CHECK_EQ(killed, ROUNDS);
     CHECK_EQ(sh->violations, 0);
+    CHECK(ns.lock_recoveries > 0);       /* kills did land inside object locks */
     CHECK(sh->ops > 0);
     /* every object consistent, and still working */
     CHECK_EQ(nspa_check_namespace(), 0);

@@ -253,6 +253,23 @@ int nspa_obj_waiters(nspa_obj_t obj);
  */
 int nspa_check_namespace(void);
 
+/*
+ * nspa_namespace_stats - diagnostics: counters of this process's namespace.
+ *   lock_recoveries: object locks the next locker took over from a dead holder (the
+ *   object repaired); registry_recoveries: registry sections rolled back; processes,
+ *   threads: slots in use (dead ones count until they are swept); objects: named
+ *   objects alive. Returns 0, -EFAULT, or the namespace's error (-EACCES, -EMFILE).
+ */
+struct nspa_ns_stats {
+    uint64_t lock_recoveries;
+    uint64_t registry_recoveries;
+    uint32_t processes;
+    uint32_t threads;
+    uint32_t objects;
+    uint32_t pad;
+};
+int nspa_namespace_stats(struct nspa_ns_stats *st);
+
 /* ---- Threads --------------------------------------------------------------------- */
 
 /*

@@ -71,3 +71,21 @@ NSPA_EXPORT int nspa_check_namespace(void)
     reg_unlock(ns);
     return bad ? -EUCLEAN : 0;
 }
+
+NSPA_EXPORT int nspa_namespace_stats(struct nspa_ns_stats *st)
+{
+    if (!st) return -EFAULT;
+    struct ns *ns = ns_get();
+    if (!ns) return ns_error();
+    struct ns_header *h = ns->hdr;
+    st->lock_recoveries = atomic_load(&h->obj_recoveries);
+    st->registry_recoveries = atomic_load(&h->reg_recoveries);
+    reg_lock(ns);
+    uint32_t procs = 0;
+    for (uint32_t i = 0; i < h->proc_hwm; i++) procs += ns->procs[i].pid != 0;
+    st->processes = procs;
+    st->threads = h->nthreads;
+    st->objects = h->nobjs;
+    reg_unlock(ns);
+    return 0;
+}

@@ -179,6 +179,7 @@ static int intent_landed(struct sobj *o)
  * processes that share @o get here; every thread record they can see is scanned. */
 NSPA_HIDDEN void obj_recover(struct sobj *o)
 {
+    if (o->in_region && nspa_ns) atomic_fetch_add(&nspa_ns->hdr->obj_recoveries, 1);
     if (o->intent.waiter) {
         int landed = intent_landed(o);
         if (landed && o->type == NSPA_TYPE_MUTEX) owned_add(R(o->intent.waiter), o);

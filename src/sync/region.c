@@ -230,6 +230,7 @@ NSPA_HIDDEN void reg_lock(struct ns *ns)
 {
     int r = pthread_mutex_lock(&ns->hdr->lock);
     if (r == EOWNERDEAD) {
+        atomic_fetch_add(&ns->hdr->reg_recoveries, 1);
         recover(ns);
         pthread_mutex_consistent(&ns->hdr->lock);
     }

@@ -204,6 +204,8 @@ struct ns_header {
     uint32_t thr_hwm, thr_free, nthreads;
     uint32_t proc_hwm, proc_free;
     uint32_t chunk_hwm, chunk_free;
+    _Atomic uint64_t obj_recoveries;         /* object locks taken over from the dead */
+    _Atomic uint64_t reg_recoveries;         /* registry sections rolled back */
     uint32_t dead;                   /* unlinked by the last process: attach anew */
     uint32_t block_free[16];         /* free long-name runs by length (blocks) */
 };

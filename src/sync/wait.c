@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "sync/internal.h"
 #include "rt/rt_internal.h"
 
@@ -34,8 +35,13 @@ NSPA_HIDDEN uint32_t current_key(void)
 }
 
 /* NSPA_SPIN: rounds a waiter for a mutex held by another thread spins before it queues
- * (200; 0 = off). Events and semaphores never spin, real-time threads never spin, and
- * nobody spins past queued waiters (a claimed word sends everyone to the queue). */
+ * (200, a few microseconds; 0 = off): mutex sections are short, and a hand-off through
+ * the kernel costs two context switches (25-30 us across CPUs here). Real-time threads
+ * spin too, bounded the same (the kernel's PI futex spins on a running owner as well);
+ * nobody spins on one CPU, where the owner cannot run meanwhile. Events and semaphores
+ * never spin, and nobody spins past queued waiters (a claimed word sends everyone to
+ * the queue, in priority order). */
+static int cpus_online;
 static int spin_rounds = -1;
 
 static int spin_limit(void)
@@ -43,6 +49,8 @@ static int spin_limit(void)
     int n = __atomic_load_n(&spin_rounds, __ATOMIC_RELAXED);
     if (__builtin_expect(n < 0, 0)) {
         n = nspa_env_int("NSPA_SPIN", 200, 0, 100000);
+        cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+        if (cpus_online < 2) n = 0;
         __atomic_store_n(&spin_rounds, n, __ATOMIC_RELAXED);
     }
     return n;
@@ -78,8 +86,7 @@ static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
             continue;
         }
         if (timeout == 0) return -ETIMEDOUT;
-        if (!spin || o->type != NSPA_TYPE_MUTEX || spins++ >= spin_limit() || nspa_rt_self_is_rt())
-            return FAST_MISS;
+        if (!spin || o->type != NSPA_TYPE_MUTEX || spins++ >= spin_limit()) return FAST_MISS;
         nspa_cpu_relax();
         w = atomic_load_explicit(&o->word, memory_order_acquire);
     }
