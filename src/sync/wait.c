@@ -212,7 +212,7 @@ static void boost_owners(struct sobj *const *objs, uint32_t n)
 static void sleep_once(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, uint32_t nwatch,
                        uint64_t deadline, clockid_t clk)
 {
-    int shared = t->shared_futex || arena_has_forked();
+    int shared = __atomic_load_n(&t->shared_futex, __ATOMIC_RELAXED) || arena_has_forked();
     struct timespec ts, *tsp = NULL;
     if (deadline != UINT64_MAX) {
         ts = nspa_ts_from_ns(deadline);
@@ -252,7 +252,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
     t->has_alert = (uint32_t)has_alert;
     t->owner = owner;
     __atomic_store_n(&t->key, key, __ATOMIC_RELAXED);
-    t->shared_futex = (uint32_t)shared;
+    __atomic_store_n(&t->shared_futex, (uint32_t)shared, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < n; i++) t->objs[i] = REF(objs[i]);
     atomic_store_explicit(&t->futex, 0, memory_order_relaxed);
     __atomic_store_n(&t->kind, all ? WAIT_ALL : WAIT_ANY, __ATOMIC_RELEASE);

@@ -119,7 +119,7 @@ NSPA_HIDDEN int thr_may_follow(const struct thr *t)
 
 static inline int futex_shared_for(const struct thr *t)
 {
-    return t->shared_futex || arena_has_forked();
+    return __atomic_load_n(&t->shared_futex, __ATOMIC_RELAXED) || arena_has_forked();
 }
 
 NSPA_HIDDEN void waiter_wake(struct thr *t)
@@ -134,7 +134,7 @@ NSPA_HIDDEN void waiter_wake(struct thr *t)
  * its grant at its backstop (types.h, rule 7). Waking a record reused meanwhile only
  * makes a waiter look at its word again. */
 #define PENDING_WAKES 16
-static __thread struct thr *pending[PENDING_WAKES];
+static __thread struct { struct thr *t; int shared; } pending[PENDING_WAKES];
 static __thread uint32_t npending;
 
 static void waiter_wake_later(struct thr *t)
@@ -144,14 +144,17 @@ static void waiter_wake_later(struct thr *t)
         waiter_wake(t);
         return;
     }
-    pending[npending++] = t;
+    /* the kind of futex is read now: once granted, the waiter may start its next
+     * wait, with another kind, before the wake goes out */
+    pending[npending].t = t;
+    pending[npending++].shared = futex_shared_for(t);
 }
 
 NSPA_HIDDEN void wakes_flush(void)
 {
     uint32_t n = npending;
     npending = 0;
-    for (uint32_t i = 0; i < n; i++) waiter_wake(pending[i]);
+    for (uint32_t i = 0; i < n; i++) nspa_futex_wake_n(&pending[i].t->futex, 1, pending[i].shared);
 }
 
 /* Make a waiter look again (an object of its wait-all may be ready, an owner changed,
