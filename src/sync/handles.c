@@ -22,16 +22,8 @@
 #include <sys/mman.h>
 #include "sync/internal.h"
 
-#define H_CHUNK   4096u
-#define H_DIR     1024u                  /* 4M handles per process */
-
-struct hent {
-    _Atomic(struct sobj *) obj;
-    uint32_t flags;                      /* NSPA_HANDLE_* */
-    uint32_t next_free;                  /* free list (index + 1) */
-};
-
-static struct hent *h_dir[H_DIR];
+/* H_CHUNK, H_DIR, struct hent and the lookup are in internal.h (inlined) */
+struct hent *h_dir[H_DIR];
 static uint32_t h_hwm, h_free_head, h_count;
 static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -45,27 +37,6 @@ NSPA_HIDDEN void sync_kind_register(int type, const struct sync_kind *k)
 NSPA_HIDDEN const struct sync_kind *sync_kind_of(int type)
 {
     return (unsigned)type < 16 ? kinds[type] : NULL;
-}
-
-static inline struct hent *hent_of(uint32_t i)
-{
-    struct hent *c = __atomic_load_n(&h_dir[i / H_CHUNK], __ATOMIC_ACQUIRE);
-    return c ? &c[i % H_CHUNK] : NULL;
-}
-
-
-NSPA_HIDDEN struct sobj *h_lookup(nspa_obj_t h)
-{
-    if (__builtin_expect((h & 3) || h == 0, 0)) return NULL;
-    /* a fork child's first call: its copy of the table takes its references first */
-    if (__builtin_expect(procs_fork_pending(), 0)) procs_fork_fixup();
-    uint32_t i = (h >> 2) - 1;
-    if (__builtin_expect(i >= H_DIR * H_CHUNK, 0)) return NULL;
-    struct hent *e = hent_of(i);
-    if (!e) return NULL;
-    struct sobj *o = atomic_load_explicit(&e->obj, memory_order_acquire);
-    if (__builtin_expect(!o || !__atomic_load_n(&o->type, __ATOMIC_ACQUIRE), 0)) return NULL;
-    return o;
 }
 
 static uint32_t *ledger_slot(struct ns *ns, uint32_t i, int make)

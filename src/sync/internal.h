@@ -89,7 +89,37 @@ struct sync_kind {
 };
 NSPA_HIDDEN void sync_kind_register(int type, const struct sync_kind *k);
 NSPA_HIDDEN const struct sync_kind *sync_kind_of(int type);
-NSPA_HIDDEN struct sobj *h_lookup(nspa_obj_t h);        /* NULL: not open */
+/* the table (handles.c): a directory of chunks, read without a lock */
+#define H_CHUNK   4096u
+#define H_DIR     1024u                  /* 4M handles per process */
+struct hent {
+    _Atomic(struct sobj *) obj;
+    uint32_t flags;                      /* NSPA_HANDLE_* */
+    uint32_t next_free;                  /* free list (index + 1) */
+};
+extern struct hent *h_dir[H_DIR] NSPA_HIDDEN;
+extern int nspa_fork_pending NSPA_HIDDEN;
+
+static inline struct hent *hent_of(uint32_t i)
+{
+    struct hent *c = __atomic_load_n(&h_dir[i / H_CHUNK], __ATOMIC_ACQUIRE);
+    return c ? &c[i % H_CHUNK] : NULL;
+}
+
+/* The object behind a handle, or NULL: two loads on the hot paths. */
+static inline struct sobj *h_lookup(nspa_obj_t h)
+{
+    if (__builtin_expect((h & 3) || h == 0, 0)) return NULL;
+    /* a fork child's first call: its copy of the table takes its references first */
+    if (__builtin_expect(__atomic_load_n(&nspa_fork_pending, __ATOMIC_RELAXED), 0)) procs_fork_fixup();
+    uint32_t i = (h >> 2) - 1;
+    if (__builtin_expect(i >= H_DIR * H_CHUNK, 0)) return NULL;
+    struct hent *e = hent_of(i);
+    if (__builtin_expect(!e, 0)) return NULL;
+    struct sobj *o = atomic_load_explicit(&e->obj, memory_order_acquire);
+    if (__builtin_expect(!o || !__atomic_load_n(&o->type, __ATOMIC_ACQUIRE), 0)) return NULL;
+    return o;
+}
 NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out); /* the caller took the ref */
 NSPA_HIDDEN int h_free(nspa_obj_t h, struct sobj **o);
 NSPA_HIDDEN int h_flags(nspa_obj_t h, uint32_t mask, uint32_t set, uint32_t *old);

@@ -219,11 +219,11 @@ static int attach_locked(void)
     return 0;
 }
 
-static int fork_pending;
+int nspa_fork_pending;                    /* a fork child that has not called us yet */
 
 NSPA_HIDDEN struct ns *ns_get(void)
 {
-    if (__builtin_expect(__atomic_load_n(&fork_pending, __ATOMIC_ACQUIRE), 0)) procs_fork_fixup();
+    if (__builtin_expect(__atomic_load_n(&nspa_fork_pending, __ATOMIC_ACQUIRE), 0)) procs_fork_fixup();
     if (__builtin_expect(__atomic_load_n(&ns_ready, __ATOMIC_ACQUIRE), 1))
         return __atomic_load_n(&nspa_ns, __ATOMIC_ACQUIRE);
     pthread_mutex_lock(&attach_lock);
@@ -274,7 +274,7 @@ static void fork_child(void)
     h_after_fork_child();
     reaper_after_fork();
     if (nspa_ns) {
-        __atomic_store_n(&fork_pending, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&nspa_fork_pending, 1, __ATOMIC_RELEASE);
         nspa_ns->proc = UINT32_MAX;
     }
 }
@@ -284,7 +284,7 @@ static void fork_child(void)
 NSPA_HIDDEN void procs_fork_fixup(void)
 {
     pthread_mutex_lock(&attach_lock);
-    if (__atomic_load_n(&fork_pending, __ATOMIC_ACQUIRE)) {
+    if (__atomic_load_n(&nspa_fork_pending, __ATOMIC_ACQUIRE)) {
         struct ns *ns = nspa_ns;
         if (ns) {
             reg_lock(ns);
@@ -304,12 +304,12 @@ NSPA_HIDDEN void procs_fork_fixup(void)
             }
         }
         h_fork_refs();
-        __atomic_store_n(&fork_pending, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&nspa_fork_pending, 0, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&attach_lock);
 }
 
-NSPA_HIDDEN int procs_fork_pending(void) { return __atomic_load_n(&fork_pending, __ATOMIC_RELAXED); }
+NSPA_HIDDEN int procs_fork_pending(void) { return __atomic_load_n(&nspa_fork_pending, __ATOMIC_RELAXED); }
 
 /* ---- exit ------------------------------------------------------------------------- */
 
