@@ -34,6 +34,7 @@ struct arena_hdr {
 };
 
 static char *arena_base;
+static uint64_t arena_size;          /* what could be reserved: ARENA_SIZE or less */
 static struct arena_hdr *arena;
 static pthread_mutex_t arena_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int forked;
@@ -44,8 +45,11 @@ NSPA_HIDDEN int arena_init(void)
     pthread_mutex_lock(&arena_init_lock);
     int r = 0;
     if (!arena) {
-        void *p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        /* less address space where less is to be had (RLIMIT_AS, valgrind) */
+        void *p = MAP_FAILED;
+        for (arena_size = ARENA_SIZE; p == MAP_FAILED && arena_size >= (64ull << 20); arena_size /= 4)
+            p = mmap(NULL, arena_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED) arena_size *= 4;     /* undo the loop's last step */
         if (p == MAP_FAILED) {
             r = -ENOMEM;
         } else {
@@ -93,7 +97,7 @@ static void *arena_take(int k, size_t size)
     if (*head) {
         p = (void *)(uintptr_t)*head;
         *head = *(uint64_t *)p;
-    } else if (arena->bump + size <= ARENA_SIZE) {
+    } else if (arena->bump + size <= arena_size) {
         p = arena_base + arena->bump;
         arena->bump += size;
     }
@@ -126,7 +130,7 @@ NSPA_HIDDEN struct sobj *arena_obj_alloc(void)
         o = (struct sobj *)(uintptr_t)arena->obj_free;
         arena->obj_free = o->q_tail;
         o->q_tail = 0;
-    } else if (arena->bump + sizeof(struct sobj) <= ARENA_SIZE) {
+    } else if (arena->bump + sizeof(struct sobj) <= arena_size) {
         o = (struct sobj *)(void *)(arena_base + arena->bump);
         arena->bump += sizeof(struct sobj);
         obj_lock_init(&o->lock);
