@@ -83,7 +83,8 @@ struct sobj {
     uint8_t  type;                   /* enum nspa_obj_type; 0 = free */
     uint8_t  in_region;              /* lives in the namespace region */
     uint8_t  zombie;                 /* no handle left, waiters still queued */
-    uint8_t  pad0;
+    uint8_t  bypass;                 /* mutex: hand-offs in a row to a running waiter
+                                      * past the sleeping head (wake.c) */
     uint32_t nall;                   /* wait-all entries queued */
     /* line 1 */
     uint64_t q_tail;
@@ -133,7 +134,7 @@ struct thr {
     uint32_t owner;                  /* owner id of the wait */
     uint32_t key;                    /* its own key in this wait (see pi.c) */
     uint32_t shared_futex;           /* wakers use a shared FUTEX_WAKE */
-    uint32_t pad1;
+    _Atomic uint32_t spinning;       /* looking at its futex word before it sleeps */
     uint64_t objs[WAIT_SLOTS];       /* refs; [count] = the alert */
     struct went ent[WAIT_SLOTS];
     /* --- priority inheritance (pi.c; under pi_lock) ----------------------------------- */

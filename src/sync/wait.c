@@ -324,6 +324,8 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
         if (ot) reaper_poke_owner(ot);       /* its process watches us from now on */
     }
     uint64_t pi_at = pi_pending ? nspa_clock_ns(clk) + PI_DELAY_NS : UINT64_MAX;
+    int spin_mutex = 0;
+    for (uint32_t i = 0; i < count; i++) spin_mutex |= objs[i]->type == NSPA_TYPE_MUTEX;
     int boosted = 0;
 
     struct nspa_futex_waitv wv[WAIT_SLOTS + 1];
@@ -363,6 +365,19 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
          * asleep: sleepers reachable from other processes never sleep longer than
          * the backstop */
         if ((shared || nwatch) && now + WAKE_BACKSTOP_NS < until) until = now + WAKE_BACKSTOP_NS;
+        if (spin_mutex) {
+            /* a waiter for a mutex looks for a while before it sleeps: a running
+             * waiter is served first among equals (wake.c, mutex_to_runner) */
+            spin_mutex = 0;
+            uint32_t v2 = v;
+            atomic_store_explicit(&t->spinning, 1, memory_order_relaxed);
+            for (int k = spin_limit(); k > 0 && v2 == v; k--) {
+                nspa_cpu_relax();
+                v2 = atomic_load_explicit(&t->futex, memory_order_acquire);
+            }
+            atomic_store_explicit(&t->spinning, 0, memory_order_relaxed);
+            if (v2 != v) continue;
+        }
         sleep_once(t, v, wv, nwatch, until, clk);
         if (nwatch) nwatch = watch_owners(objs, count, wv + 1);
     }
