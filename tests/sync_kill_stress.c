@@ -82,7 +82,7 @@ static void worker(unsigned seed)
             } else {
                 /* a burst: most of it is spent holding 64 object locks, so a kill
                  * lands inside them often */
-                for (int b = 0; b < 20; b++)
+                for (int b = 0; b < 4; b++)
                     if (wait_all_ms(ws, NWS, me, 0, 0, &idx) != 0) nspa_event_set(ws[k], NULL);
             }
             break;

@@ -194,7 +194,6 @@ NSPA_HIDDEN void pi_update_owner_of(struct sobj *o, int depth);
 NSPA_HIDDEN uint32_t pi_eff_key(const struct thr *t);
 NSPA_HIDDEN uint32_t pi_own_key(struct thr *t, uint32_t current_key);
 NSPA_HIDDEN void pi_forget(struct thr *t);
-#define WAKE_BACKSTOP_NS 1000000000ull
 
 /* ---- the reaper (reaper.c) ---------------------------------------------------------- */
 NSPA_HIDDEN void reaper_ensure(void);

@@ -183,6 +183,7 @@ NSPA_HIDDEN void obj_recover(struct sobj *o)
     if (o->intent.waiter) {
         int landed = intent_landed(o);
         if (landed && o->type == NSPA_TYPE_MUTEX) owned_add(R(o->intent.waiter), o);
+        if (landed) waiter_wake(R(o->intent.waiter));   /* the dead holder may owe it */
         atomic_store(&o->word, (landed ? o->intent.new_word : o->intent.old_word) | OBJ_CLAIMED);
         __atomic_store_n(&o->ext, landed ? o->intent.new_ext : o->intent.old_ext, __ATOMIC_RELAXED);
         memset(&o->intent, 0, sizeof(o->intent));

@@ -44,9 +44,11 @@
  *     names, object allocation, refcounts of named objects, process and thread slots and
  *     the ledgers. It is never taken on a wait or wake path. Order: registry lock, then
  *     one object lock.
- *  7. Nothing is allocated on a wait or wake path; the wake of a granted waiter is a
- *     FUTEX_WAKE after the CAS (a waker killed in between leaves the waiter granted; it
- *     finds that out at its backstop, WAKE_BACKSTOP_NS, or when recovery re-wakes it).
+ *  7. Nothing is allocated on a wait or wake path. A granted waiter is woken by a
+ *     FUTEX_WAKE after the CAS: under the lock, with the intent still naming it, when
+ *     it lives in another process (a granter killed before the wake leaves the intent
+ *     to the next locker, who wakes it); after the granter's last lock when it lives in
+ *     the granter's process (they die together). No waiter needs a timer to find out.
  */
 #ifndef NSPA_SYNC_TYPES_H
 #define NSPA_SYNC_TYPES_H

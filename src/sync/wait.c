@@ -223,7 +223,7 @@ static uint32_t watch_owners(struct sobj *const *objs, uint32_t n, struct nspa_f
         uint32_t v = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
         if (thr_is_dead_word(v) || !(v & FUTEX_TID_MASK)) {
             /* it died: its mutexes are abandoned now (or, when its fork family must
-             * reclaim it, at the family's next look; the backstop brings us back) */
+             * reclaim it, at the family's next look, which serves us) */
             thr_dead_check(ot, owner);
             continue;
         }
@@ -239,7 +239,8 @@ static void boost_owners(struct sobj *const *objs, uint32_t n)
 }
 
 /* Sleep until @t's futex word changes from @v, a watched owner dies, @deadline (ns on
- * @clk; UINT64_MAX: none) or a backstop. */
+ * @clk; UINT64_MAX: none). No timer otherwise: a grant always comes with its wake
+ * (wake.c, wake_granted). */
 static void sleep_once(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, uint32_t nwatch,
                        uint64_t deadline, clockid_t clk)
 {
@@ -361,10 +362,6 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
         }
         uint64_t until = timeout == NSPA_TIMEOUT_INFINITE ? UINT64_MAX : timeout;
         if (pi_at < until) until = pi_at;
-        /* a waker killed between its CAS and its FUTEX_WAKE leaves us granted and
-         * asleep: sleepers reachable from other processes never sleep longer than
-         * the backstop */
-        if ((shared || nwatch) && now + WAKE_BACKSTOP_NS < until) until = now + WAKE_BACKSTOP_NS;
         if (spin_mutex) {
             /* a waiter for a mutex looks for a while before it sleeps: a running
              * waiter is served first among equals (wake.c, mutex_to_runner) */

@@ -130,9 +130,9 @@ NSPA_HIDDEN void waiter_wake(struct thr *t)
 /* Wakes of granted waiters wait until the granter lets go of the object lock: a woken
  * waiter that ran at once would find the lock still held, and a contended PI lock goes
  * through the kernel. The list is per thread and bounded; a full list wakes at once
- * (nothing is ever dropped). A waiter woken late by a granter killed in between finds
- * its grant at its backstop (types.h, rule 7). Waking a record reused meanwhile only
- * makes a waiter look at its word again. */
+ * (nothing is ever dropped). Only waiters of this process wait for it: a granter killed
+ * in between takes them with it. Waking a record reused meanwhile only makes a waiter
+ * look at its word again. */
 #define PENDING_WAKES 16
 static __thread struct { struct thr *t; int shared; } pending[PENDING_WAKES];
 static __thread uint32_t npending;
@@ -148,6 +148,25 @@ static void waiter_wake_later(struct thr *t)
      * wait, with another kind, before the wake goes out */
     pending[npending].t = t;
     pending[npending++].shared = futex_shared_for(t);
+}
+
+/* Is waiter @t in this process (then it dies with us: its wake may wait until our
+ * last lock goes)? */
+static int waiter_is_local(const struct thr *t)
+{
+    struct ns *ns = nspa_ns;
+    if (!in_region(t)) return 1;                       /* an arena record: ours */
+    return ns && __atomic_load_n(&t->proc, __ATOMIC_RELAXED) == ns->proc;
+}
+
+/* Wake the waiter just granted on @o, whose intent still names it (lock held). A waiter
+ * of another process is woken now, under the lock: if we die before the wake, the next
+ * locker finds the landed intent and wakes it (obj_recover), so no waiter ever depends
+ * on a timer to learn of its grant. A waiter of ours is woken after our last lock. */
+static void wake_granted(struct sobj *o, struct thr *t)
+{
+    if (waiter_is_local(t)) waiter_wake_later(t);
+    else waiter_wake(t);
 }
 
 NSPA_HIDDEN void wakes_flush(void)
@@ -218,11 +237,11 @@ static int grant_one(struct sobj *o, struct thr *t, uint32_t i)
         __atomic_store_n(&o->ext, ext, __ATOMIC_RELAXED);
         atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
     }
-    __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
     if (won) {
         q_remove(o, &t->ent[i]);     /* the waiter need not take this lock again */
-        waiter_wake_later(t);
+        wake_granted(o, t);
     }
+    __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
     return won;
 }
 
@@ -302,7 +321,16 @@ static int grant_all_inline(struct sobj *o, struct thr *t)
     inline_depth++;
     r = grant_all_locked(t, objs, n, 1);
     inline_depth--;
-    if (r) waiter_wake_later(t);
+    if (r) {
+        /* the intent of @o names the granted waiter until it is woken (see wake_granted):
+         * the words are final, so recovery only wakes it */
+        uint64_t w = atomic_load_explicit(&o->word, memory_order_relaxed);
+        o->intent.old_word = o->intent.new_word = w;
+        o->intent.old_ext = o->intent.new_ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
+        __atomic_store_n(&o->intent.waiter, REF(t), __ATOMIC_RELEASE);
+        wake_granted(o, t);
+        __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
+    }
 out:
     for (uint32_t i = 0; i < n; i++)
         if (held & (1ull << i)) obj_unlock(objs[i]);

@@ -363,6 +363,9 @@ NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE d
         r = dst ? nspa_dup(H(src), &out) : 0;
     }
     if (r) return fail(nspa_win32_error(r == -EINVAL ? -EBADF : r));
+    /* the new handle's inherit flag is bInheritHandle; a protection is not copied */
+    if (dst && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    /* a protected source stays open (NtDuplicateObject: the copy is made) */
     if (options & DUPLICATE_CLOSE_SOURCE && src != GetCurrentThread()) nspa_close(H(src));
     if (dst) *dst = (HANDLE)(uintptr_t)out;
     return TRUE;
