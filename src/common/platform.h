@@ -151,4 +151,8 @@ NSPA_HIDDEN int nspa_env_flag(const char *name, int def);
 /* A choice: 1 when the option is set to @value (ASCII case ignored), else 0. */
 NSPA_HIDDEN int nspa_env_is(const char *name, const char *value);
 
+/* The start time (clock ticks since boot, /proc stat field 22) of process @pid, or of
+ * its thread @tid when not 0: with the pid, it names a task across pid reuse. 0: gone. */
+NSPA_HIDDEN uint64_t nspa_task_start_time(int pid, int tid);
+
 #endif

@@ -11,6 +11,7 @@
 #include "nspa/rt.h"
 #include "nspa/sched.h"
 #include "sched/sched_internal.h"
+#include "common/platform.h"
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
@@ -103,26 +104,9 @@ static void apply_band(uint32_t tid, int band)
 static struct { uint32_t tid; int prio; uint64_t start; } nt_prios[NT_PRIO_SLOTS];
 static pthread_mutex_t nt_prio_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t task_start_time(uint32_t tid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    int field = 2;               /* fields after ')' start at 3; starttime is 22 */
-    for (; p && *p && field < 22; p++)
-        if (*p == ' ') field++;
-    return p ? strtoull(p, NULL, 10) : 0;
-}
-
 static int nt_prio_access(uint32_t tid, int *get, const int *set)
 {
-    uint64_t start = task_start_time(tid);
+    uint64_t start = nspa_task_start_time(getpid(), (int)tid);
     if (!start) return -ESRCH;                  /* not a thread of this process */
     pthread_mutex_lock(&nt_prio_lock);
     uint32_t h = (tid * 2654435761u) % NT_PRIO_SLOTS, i, free_i = UINT32_MAX;

@@ -58,13 +58,7 @@ NSPA_HIDDEN int arena_init(void)
             if (getrandom(&h->family, sizeof(h->family), GRND_NONBLOCK) != sizeof(h->family))
                 h->family = ((uint64_t)getpid() << 32) ^ nspa_clock_ns(CLOCK_MONOTONIC);
             h->family |= 1;          /* never 0 */
-            pthread_mutexattr_t a;
-            pthread_mutexattr_init(&a);
-            pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-            pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-            pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-            pthread_mutex_init(&h->lock, &a);
-            pthread_mutexattr_destroy(&a);
+            sync_mutex_init(&h->lock, 1);
             h->bump = 4096;
             arena_base = p;
             __atomic_store_n(&arena, h, __ATOMIC_RELEASE);
@@ -133,7 +127,7 @@ NSPA_HIDDEN struct sobj *arena_obj_alloc(void)
     } else if (arena->bump + sizeof(struct sobj) <= arena_size) {
         o = (struct sobj *)(void *)(arena_base + arena->bump);
         arena->bump += sizeof(struct sobj);
-        obj_lock_init(&o->lock);
+        sync_mutex_init(&o->lock, 1);
     }
     if (o) arena->nobjs++;
     aunlock();

@@ -65,11 +65,11 @@ NSPA_HIDDEN void jset32(struct ns *ns, uint32_t *p, uint32_t v);
 NSPA_HIDDEN void jset64(struct ns *ns, uint64_t *p, uint64_t v);
 NSPA_HIDDEN int proc_attach(struct ns *ns);
 NSPA_HIDDEN void ns_sweep_dead(struct ns *ns);
-NSPA_HIDDEN uint64_t proc_start_time(int pid);
 NSPA_HIDDEN void procs_fork_fixup(void);     /* a fork child's first call */
 NSPA_HIDDEN int procs_fork_pending(void);
 
 /* ---- thread records (threads.c) ---------------------------------------------------- */
+NSPA_HIDDEN void sync_mutex_init(pthread_mutex_t *m, int pi);
 NSPA_HIDDEN struct thr *thr_by_tid(uint32_t tid);        /* racy lookup; NULL: unknown */
 NSPA_HIDDEN int thr_dead_check(struct thr *t, uint32_t tid);   /* 1 dead, 0 alive, -1 dead: not ours to reclaim */
 NSPA_HIDDEN int thr_reclaimable(struct ns *ns, const struct thr *t);
@@ -150,7 +150,6 @@ NSPA_HIDDEN void q_insert(struct sobj *o, struct went *e, uint32_t key);
 NSPA_HIDDEN void q_remove(struct sobj *o, struct went *e);
 NSPA_HIDDEN void q_requeue(struct sobj *o, struct went *e, uint32_t key);
 NSPA_HIDDEN uint32_t q_top_key(const struct sobj *o);
-NSPA_HIDDEN void obj_lock_init(pthread_mutex_t *m);
 
 static inline struct went *E(uint64_t ref) { return (struct went *)R(ref); }
 

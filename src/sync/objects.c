@@ -16,17 +16,6 @@
 #include <string.h>
 #include "sync/internal.h"
 
-NSPA_HIDDEN void obj_lock_init(pthread_mutex_t *m)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(m, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
 /* ---- names (registry lock held) ------------------------------------------------------ */
 
 NSPA_HIDDEN uint32_t name_hash(const char *s, size_t len)
@@ -253,7 +242,7 @@ static int create_named_new(struct ns *ns, int type, uint64_t word, uint32_t max
         jset32(ns, &h->obj_free, ns->objs[idx].next_free);
     } else if (h->obj_hwm < MAX_OBJECTS) {
         idx = h->obj_hwm;
-        obj_lock_init(&ns->objs[idx].lock);       /* once per record, ever */
+        sync_mutex_init(&ns->objs[idx].lock, 1);       /* once per record, ever */
         jset32(ns, &h->obj_hwm, idx + 1);
     } else {
         return -ENOSPC;

@@ -54,24 +54,6 @@ NSPA_EXPORT int nspa_set_namespace(const char *name)
     return ret;
 }
 
-NSPA_HIDDEN uint64_t proc_start_time(int pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    if (!p) return 0;
-    int field = 2;               /* fields after ')' start at 3; starttime is 22 */
-    for (; *p && field < 22; p++)
-        if (*p == ' ') field++;
-    return strtoull(p, NULL, 10);
-}
-
 /* Is the process of slot @p dead? A registered thread of it that is alive says no at
  * the cost of a load (the kernel marks a dead thread's liveness word at once, and a
  * reused pid cannot fool it); else kill(pid, 0) and the start time (pid reuse). */
@@ -88,7 +70,7 @@ static int proc_is_dead(struct ns *ns, struct ns_proc *p)
      * most once a second per slot: a sweep of thousands of processes stays cheap */
     uint64_t now = nspa_clock_ns(CLOCK_MONOTONIC_COARSE) / 1000000ull;
     if (now - __atomic_load_n(&p->verified_ms, __ATOMIC_RELAXED) < 1000) return 0;
-    uint64_t st = proc_start_time((int)p->pid);
+    uint64_t st = nspa_task_start_time((int)p->pid, 0);
     if (st && st != p->start_time) return 1;
     __atomic_store_n((uint64_t *)&p->verified_ms, now, __ATOMIC_RELAXED);
     return 0;
@@ -113,7 +95,7 @@ static void proc_claim(struct ns *ns, uint32_t slot)
 {
     struct ns_proc *p = &ns->procs[slot];
     jset32(ns, &p->pid, (uint32_t)getpid());
-    jset64(ns, &p->start_time, proc_start_time(getpid()));
+    jset64(ns, &p->start_time, nspa_task_start_time(getpid(), 0));
     jset64(ns, &p->family, arena_family());
     jset32(ns, &p->next_free, 0);
     jset32(ns, &p->nthreads, 0);

@@ -122,13 +122,7 @@ static int region_dir(char *path, size_t cap)
 static void init_region(struct ns *ns)
 {
     struct ns_header *h = ns->hdr;
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&h->lock, &a);
-    pthread_mutexattr_destroy(&a);
+    sync_mutex_init(&h->lock, 1);
     h->version = NS_VERSION;
     h->uid = getuid();
 }

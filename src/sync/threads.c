@@ -36,7 +36,9 @@ static void key_init(void) { pthread_key_create(&thr_key, thr_exit); }
 
 static uint32_t tid_hash(uint32_t tid) { return (tid * 2654435761u) % TID_BUCKETS; }
 
-static void init_robust(pthread_mutex_t *m, int pi)
+/* A robust, process-shared mutex (priority-inheriting with @pi): every lock of the sync
+ * core is one (object locks, the registry, the arena, liveness, PI). */
+NSPA_HIDDEN void sync_mutex_init(pthread_mutex_t *m, int pi)
 {
     pthread_mutexattr_t a;
     pthread_mutexattr_init(&a);
@@ -66,8 +68,8 @@ static struct thr *slot_take(struct ns *ns)
 
 static void rec_init(struct thr *t, uint32_t tid, uint32_t proc)
 {
-    init_robust(&t->alive, 0);
-    init_robust(&t->pi_lock, 1);
+    sync_mutex_init(&t->alive, 0);
+    sync_mutex_init(&t->pi_lock, 1);
     pthread_mutex_trylock(&t->alive);       /* free record: nobody holds it */
     t->proc = proc;
     t->family = arena_family();
