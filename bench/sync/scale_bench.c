@@ -54,17 +54,7 @@
 
 static const char *g_bench = "?", *g_impl = "nspa";
 
-static void fail(const char *call)
-{
-    printf("ERROR bench=%s impl=%s call=%s err=%lu\n", g_bench, g_impl, call,
-           (unsigned long)GetLastError());
-    fflush(stdout);
-    exit(2);
-}
-
-#define CHECK_HANDLE(h, call) do { if (!(h)) fail(call); } while (0)
-#define CHECK_BOOL(b, call)   do { if (!(b)) fail(call); } while (0)
-#define CHECK_WAIT(r, want, call) do { if ((r) != (want)) fail(call); } while (0)
+#include "bench_check.h"
 
 static double g_qpf;
 static double now_s(void)
