@@ -5,7 +5,16 @@
 set -u
 prefix=${1:?usage: clean-namespaces.sh <namespace prefix>}
 uid=$(id -u)
-for d in "${XDG_RUNTIME_DIR:-}" "/run/user/$uid" /dev/shm/nspa-"$uid" /dev/shm/nspa-"$uid".[1-7]; do
+# The library uses $XDG_RUNTIME_DIR alone when it is an absolute directory of ours with
+# mode 0700; then only that directory is cleaned, so runs with different private runtime
+# directories (parallel worktrees, CI jobs) never remove each other's live regions.
+x=${XDG_RUNTIME_DIR:-}
+if [ -n "$x" ] && [ "${x#/}" != "$x" ] && [ -d "$x" ] && [ ! -L "$x" ] && [ -O "$x" ] &&
+   [ "$(stat -c %a "$x")" = 700 ]; then
+  find "$x" -maxdepth 1 -user "$uid" -name "nspa-$prefix*" -type f -delete 2>/dev/null
+  exit 0
+fi
+for d in "/run/user/$uid" /dev/shm/nspa-"$uid" /dev/shm/nspa-"$uid".[1-7]; do
   [ -n "$d" ] && [ -d "$d" ] && [ -O "$d" ] || continue
   find "$d" -maxdepth 1 -user "$uid" -name "nspa-$prefix*" -type f -delete 2>/dev/null
 done
