@@ -9,6 +9,7 @@ nspa_add_test(locks_srw_semantics SOURCES tests/locks_srw_semantics.c WIN32 THRE
 nspa_add_test(locks_srw_stress SOURCES tests/locks_srw_stress.c WIN32 THREADED)
 nspa_add_test(locks_cond_semantics SOURCES tests/locks_cond_semantics.c WIN32 THREADED)
 nspa_add_test(locks_cond_stress SOURCES tests/locks_cond_stress.c WIN32 THREADED)
+nspa_add_test(locks_cond_unaligned SOURCES tests/locks_cond_unaligned.c WIN32 THREADED)
 nspa_add_test(locks_once SOURCES tests/locks_once.c WIN32 THREADED)
 nspa_add_test(locks_waitaddr SOURCES tests/locks_waitaddr.c WIN32 THREADED)
 # Real-time tests: they fill every core with SCHED_FIFO threads for a bounded time
