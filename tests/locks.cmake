@@ -7,6 +7,7 @@ nspa_add_test(locks_cs_basic_noinline SOURCES tests/locks_cs_basic.c WIN32 THREA
 target_compile_definitions(locks_cs_basic_noinline PRIVATE NSPA_NO_INLINE_LOCKS)
 nspa_add_test(locks_srw_semantics SOURCES tests/locks_srw_semantics.c WIN32 THREADED)
 nspa_add_test(locks_srw_stress SOURCES tests/locks_srw_stress.c WIN32 THREADED)
+nspa_add_test(locks_srw_layout SOURCES tests/locks_srw_layout.c WIN32 THREADED)
 nspa_add_test(locks_cond_semantics SOURCES tests/locks_cond_semantics.c WIN32 THREADED)
 nspa_add_test(locks_cond_stress SOURCES tests/locks_cond_stress.c WIN32 THREADED)
 nspa_add_test(locks_cond_unaligned SOURCES tests/locks_cond_unaligned.c WIN32 THREADED)

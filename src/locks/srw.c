@@ -1,4 +1,5 @@
-/* SRW locks: writer-preferring reader/writer lock on one 64-bit word (srw_impl.h).
+/* SRW locks: writer-preferring reader/writer lock on one 64-bit word in Windows' layout
+ * (srw_impl.h).
  * A bounded spin (256 by default) precedes sleeping; threads at real-time priority skip
  * it, decided per thread from the RT cache. */
 #include "nspa/win32/windows.h"
@@ -24,8 +25,8 @@ NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
     int registered = 0;
     uint64_t s = atomic_load_explicit(w, memory_order_relaxed);
     for (;;) {
-        if (!(s & SRW_LOW)) {
-            uint64_t n = (s | SRW_WRITER) - (registered ? SRW_WWAIT_ONE : 0);
+        if (!(s & SRW_LOCKED)) {
+            uint64_t n = srw_fix_waiting((s | SRW_LOCKED) - (registered ? SRW_WWAIT_ONE : 0));
             if (atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_acquire,
                                                       memory_order_relaxed))
                 return;
@@ -33,11 +34,12 @@ NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
         }
         if (!registered) {
             /* announce ourselves: from now on new readers wait */
-            if (!atomic_compare_exchange_weak_explicit(w, &s, s + SRW_WWAIT_ONE,
-                                                       memory_order_relaxed, memory_order_relaxed))
+            uint64_t n = (s + SRW_WWAIT_ONE) | SRW_WAITING;
+            if (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_relaxed,
+                                                       memory_order_relaxed))
                 continue;
             registered = 1;
-            s += SRW_WWAIT_ONE;
+            s = n;
             continue;
         }
         if (spin) {
@@ -57,8 +59,8 @@ NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l)
     unsigned spin = spin_budget();
     uint64_t s = atomic_load_explicit(w, memory_order_relaxed);
     for (;;) {
-        if (!(s & (SRW_WRITER | SRW_WWAIT_MASK))) {
-            if (atomic_compare_exchange_weak_explicit(w, &s, s + SRW_READER, memory_order_acquire,
+        if (srw_shared_ok(s)) {
+            if (atomic_compare_exchange_weak_explicit(w, &s, srw_add_shared(s), memory_order_acquire,
                                                       memory_order_relaxed))
                 return;
             continue;
@@ -70,10 +72,11 @@ NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l)
             continue;
         }
         if (!(s & SRW_RSLEEP)) {
-            if (!atomic_compare_exchange_weak_explicit(w, &s, s | SRW_RSLEEP, memory_order_relaxed,
+            uint64_t n = s | SRW_RSLEEP | SRW_WAITING;
+            if (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_relaxed,
                                                        memory_order_relaxed))
                 continue;
-            s |= SRW_RSLEEP;
+            s = n;
         }
         nspa_futex_wait_abs(high_half(l), (uint32_t)(s >> 32), NULL, CLOCK_MONOTONIC, 0);
         s = atomic_load_explicit(w, memory_order_relaxed);
@@ -86,9 +89,10 @@ NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l, uint64_t s)
     _Atomic uint64_t *w = srw_word(l);
     uint64_t n;
     do {
-        n = s & ~SRW_WRITER;
+        n = s & ~SRW_LOCKED;
         if (!(s & SRW_WWAIT_MASK))
             n &= ~SRW_RSLEEP;
+        n = srw_fix_waiting(n);
     } while (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_release,
                                                     memory_order_relaxed));
     if (s & SRW_WWAIT_MASK)
