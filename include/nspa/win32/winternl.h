@@ -51,7 +51,8 @@ NTSTATUS NTAPI RtlUnicodeToUTF8N(PCHAR UTF8StringDestination, ULONG UTF8StringMa
                                  ULONG UnicodeStringByteCount);
 
 /* RtlUpcaseUnicodeChar - Windows' uppercase of one UTF-16 unit (no locale, no surrogate
- * pairing), from the Unicode Character Database's simple uppercase mappings. */
+ * pairing): the Unicode Character Database's simple uppercase mapping when it
+ * round-trips (Windows' table: U+00B5, U+0131, U+017F ... map to themselves). */
 WCHAR NTAPI RtlUpcaseUnicodeChar(WCHAR SourceCharacter);
 
 /* RtlCompareUnicodeStrings - ordinal compare of (String1, Length1) and (String2, Length2)
