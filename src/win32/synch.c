@@ -391,7 +391,7 @@ static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurr
 
 static nspa_obj_t process_obj;
 
-static nspa_obj_t pseudo_obj(HANDLE h)
+NSPA_HIDDEN nspa_obj_t nspa__win32_pseudo_obj(HANDLE h)
 {
     if (h == GetCurrentThread()) return nspa__win32_current_thread_obj();
     nspa_obj_t p = __atomic_load_n(&process_obj, __ATOMIC_ACQUIRE);
@@ -419,7 +419,7 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms
     nspa_obj_t objs[MAXIMUM_WAIT_OBJECTS];
     DWORD n = 0;
     for (DWORD i = 0; i < count; i++)
-        objs[n++] = is_pseudo(handles[i]) ? pseudo_obj(handles[i]) : H(handles[i]);
+        objs[n++] = is_pseudo(handles[i]) ? nspa__win32_pseudo_obj(handles[i]) : H(handles[i]);
     struct nspa_wait_args a = {
         .timeout = deadline(ms), .objs = objs, .count = n, .owner = nspa_thread_id(),
     };

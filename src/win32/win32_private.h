@@ -6,12 +6,19 @@
 #include "common/export.h"
 
 NSPA_HIDDEN unsigned int nspa_win32_error(int err);
+/* Queue an APC (NtQueueApcThread's form) for a thread handle or GetCurrentThread();
+ * @special: a special user APC. Returns 0, -EBADF, -ESRCH (ended), -ENOMEM, -ENOTSUP. */
+NSPA_HIDDEN int nspa__win32_queue_apc(void *thread, void (*fn)(uintptr_t, uintptr_t, uintptr_t),
+                                      uintptr_t a1, uintptr_t a2, uintptr_t a3, int special);
 /* Run the calling thread's queued APCs; returns how many ran. */
 NSPA_HIDDEN int nspa__win32_run_apcs(void);
 /* The calling thread's APC alert event (auto-reset), created on first use. */
 NSPA_HIDDEN nspa_obj_t nspa__win32_apc_event(void);
 /* A new real handle to the calling thread's thread object. */
 NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out);
+/* What a pseudo handle stands for in a wait: GetCurrentThread() the calling thread's
+ * thread object, GetCurrentProcess() an event nobody sets (do not close either). */
+NSPA_HIDDEN nspa_obj_t nspa__win32_pseudo_obj(void *pseudo);
 /* The calling thread's own thread object handle (kept by its record; do not close). */
 NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void);
 #include "sync/sync_api.h"            /* the sync core internals the thread code uses */

@@ -1,0 +1,2 @@
+# The NT native layer (src/nt/, docs/nt.md): Nt* calls with NTSTATUS over NSPA's objects
+nspa_add_test(nt_objects SOURCES tests/nt_objects.c WIN32 TIMEOUT 60)
