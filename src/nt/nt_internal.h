@@ -8,7 +8,7 @@
 #include "common/export.h"
 #include "win32/win32_private.h"
 
-static inline nspa_obj_t nt_h(HANDLE h) { return (nspa_obj_t)(uintptr_t)h; }
+static inline nspa_obj_t nt_h(HANDLE h) { return nspa__win32_h(h); }   /* tag bits masked */
 static inline int nt_is_pseudo(HANDLE h) { return h == (HANDLE)(LONG_PTR)-1 || h == (HANDLE)(LONG_PTR)-2; }
 
 /* The NTSTATUS for an nspa_ error; @h: the handle the call was about (a pseudo handle

@@ -34,7 +34,7 @@ DWORD nspa_win32_error(int err)
     }
 }
 
-static inline nspa_obj_t H(HANDLE h) { return (nspa_obj_t)(uintptr_t)h; }
+static inline nspa_obj_t H(HANDLE h) { return nspa__win32_h(h); }
 
 static inline BOOL fail(DWORD err)
 {
@@ -383,10 +383,12 @@ static uint64_t deadline(DWORD ms)
     return nspa_time_ns() + (uint64_t)ms * 1000000ull;
 }
 
-/* The pseudo handles are never signaled while the caller runs: waiting on them waits
- * for the timeout. In a wait they stand for real objects: GetCurrentThread() for the
- * calling thread's thread object, GetCurrentProcess() for a process object (an
- * event nobody sets, made on first use), so that they also work in arrays. */
+/* The pseudo handles are never signaled while the caller runs: waiting on them with
+ * WaitForSingleObject(Ex) or SignalObjectAndWait waits for the timeout. There they stand
+ * for real objects: GetCurrentThread() for the calling thread's thread object,
+ * GetCurrentProcess() for a process object (an event nobody sets, made on first use).
+ * In WaitForMultipleObjects(Ex) they are not objects: WAIT_FAILED with
+ * ERROR_INVALID_HANDLE, as on Windows (Wine's test_WaitForMultipleObjects). */
 static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
 
 static nspa_obj_t process_obj;
@@ -406,7 +408,8 @@ NSPA_HIDDEN nspa_obj_t nspa__win32_pseudo_obj(HANDLE h)
     return p;
 }
 
-static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable)
+static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable,
+                          int pseudo_ok)
 {
     if (count == 0 || count > MAXIMUM_WAIT_OBJECTS) {
         SetLastError(ERROR_INVALID_PARAMETER);
@@ -418,8 +421,13 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms
     }
     nspa_obj_t objs[MAXIMUM_WAIT_OBJECTS];
     DWORD n = 0;
-    for (DWORD i = 0; i < count; i++)
+    for (DWORD i = 0; i < count; i++) {
+        if (is_pseudo(handles[i]) && !pseudo_ok) {
+            SetLastError(ERROR_INVALID_HANDLE);
+            return WAIT_FAILED;
+        }
         objs[n++] = is_pseudo(handles[i]) ? nspa__win32_pseudo_obj(handles[i]) : H(handles[i]);
+    }
     struct nspa_wait_args a = {
         .timeout = deadline(ms), .objs = objs, .count = n, .owner = nspa_thread_id(),
     };
@@ -455,17 +463,17 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms
 NSPA_EXPORT DWORD WINAPI WaitForMultipleObjectsEx(DWORD count, const HANDLE *handles, BOOL wait_all,
                                                   DWORD ms, BOOL alertable)
 {
-    return wait_objects(count, handles, wait_all, ms, alertable);
+    return wait_objects(count, handles, wait_all, ms, alertable, 0);
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForMultipleObjects(DWORD count, const HANDLE *handles, BOOL wait_all, DWORD ms)
 {
-    return wait_objects(count, handles, wait_all, ms, FALSE);
+    return wait_objects(count, handles, wait_all, ms, FALSE, 0);
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForSingleObjectEx(HANDLE h, DWORD ms, BOOL alertable)
 {
-    return wait_objects(1, &h, FALSE, ms, alertable);
+    return wait_objects(1, &h, FALSE, ms, alertable, 1);
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
@@ -479,7 +487,7 @@ NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
         SetLastError(ERROR_INVALID_HANDLE);
         return WAIT_FAILED;
     }
-    return wait_objects(1, &h, FALSE, ms, FALSE);
+    return wait_objects(1, &h, FALSE, ms, FALSE, 1);
 }
 
 NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD ms, BOOL alertable)
@@ -509,5 +517,5 @@ NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD m
         SetLastError(nspa_win32_error(r));
         return WAIT_FAILED;
     }
-    return wait_objects(1, &wait, FALSE, ms, alertable);
+    return wait_objects(1, &wait, FALSE, ms, alertable, 1);
 }

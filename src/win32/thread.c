@@ -254,7 +254,7 @@ NSPA_EXPORT BOOL WINAPI GetExitCodeThread(HANDLE h, LPDWORD code)
         if (code) *code = STILL_ACTIVE;
         return TRUE;
     }
-    int r = nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig);
+    int r = nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
     if (r) {
         SetLastError(ERROR_INVALID_HANDLE);
         return FALSE;
@@ -272,7 +272,7 @@ NSPA_EXPORT DWORD WINAPI GetThreadId(HANDLE h)
     uint32_t tid, ec;
     int sig;
     if (h == GetCurrentThread()) return nspa_thread_id();
-    if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) {
+    if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
@@ -283,7 +283,7 @@ NSPA_EXPORT DWORD WINAPI ResumeThread(HANDLE h)
 {
     uint32_t tid, ec;
     int sig;
-    if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) {
+    if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return (DWORD)-1;
     }
@@ -433,7 +433,7 @@ NSPA_HIDDEN int nspa__win32_queue_apc(HANDLE h, PNTAPCFUNC fn, ULONG_PTR a1, ULO
     uint32_t tid, ec;
     int sig;
     if (h == GetCurrentThread()) tid = current()->tid;
-    else if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) return -EBADF;
+    else if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) return -EBADF;
     struct apc *a = NULL;
     if (fn) {
         a = malloc(sizeof(*a));

@@ -6,6 +6,10 @@
 #include "common/export.h"
 
 NSPA_HIDDEN unsigned int nspa_win32_error(int err);
+/* A HANDLE as an nspa handle. NT ignores a handle's low two bits (tag bits: Wine's
+ * test_WaitForSingleObject waits on handle|1, |2, |3), so they are masked here; nspa
+ * handles are multiples of 4. Pseudo handles are to be told apart before. */
+static inline nspa_obj_t nspa__win32_h(const void *h) { return (nspa_obj_t)((uintptr_t)h & ~(uintptr_t)3); }
 /* Queue an APC (NtQueueApcThread's form) for a thread handle or GetCurrentThread();
  * @special: a special user APC. Returns 0, -EBADF, -ESRCH (ended), -ENOMEM, -ENOTSUP. */
 NSPA_HIDDEN int nspa__win32_queue_apc(void *thread, void (*fn)(uintptr_t, uintptr_t, uintptr_t),
