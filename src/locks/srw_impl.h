@@ -12,7 +12,10 @@
  * Where Windows keeps a pointer to its wait blocks in bits 4..63 while Waiting is set,
  * NSPA keeps the shared count and its waiter counts (no allocation, no list).
  * Writers sleep on the low 32-bit half, readers on the high half (x86-64 is little
- * endian, so the halves are at byte offsets 0 and 4). */
+ * endian, so the halves are at byte offsets 0 and 4). A lock at an address that is not
+ * 8-byte aligned (Windows allows it on x86; Wine's test_srwlock_base runs on one) cannot
+ * be a futex word: its sleepers wait on a hashed parking word instead, and every wake
+ * of such a lock bumps the parking word and wakes all its sleepers (srw.c). */
 #ifndef NSPA_LOCKS_SRW_IMPL_H
 #define NSPA_LOCKS_SRW_IMPL_H
 #include "nspa/locks.h"
@@ -41,10 +44,13 @@ static inline int srw_shared_ok(uint64_t s) { return !srw_exclusive(s) && !(s & 
 static inline uint64_t srw_add_shared(uint64_t s) { return (s + SRW_SHARED_ONE) | SRW_LOCKED; }
 
 NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l);
+NSPA_HIDDEN void nspa_srw_park_wake(nspa_srw_t *l);
 NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l);
 NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l, uint64_t old);
 
-static inline _Atomic uint64_t *srw_word(nspa_srw_t *l) { return (_Atomic uint64_t *)&l->ptr; }
+/* the word, without a member access (which would be undefined on an unaligned lock) */
+static inline _Atomic uint64_t *srw_word(nspa_srw_t *l) { return (_Atomic uint64_t *)(void *)l; }
+static inline int srw_unaligned(const nspa_srw_t *l) { return ((uintptr_t)l & 7) != 0; }
 
 static inline int srw_try_exclusive_inline(nspa_srw_t *l)
 {
@@ -106,7 +112,11 @@ static inline void srw_unlock_shared_inline(nspa_srw_t *l)
             n &= ~SRW_LOCKED;
     } while (!atomic_compare_exchange_weak_explicit(srw_word(l), &s, n, memory_order_release,
                                                     memory_order_relaxed));
-    if (unlikely(!(n & SRW_LOCKED) && (n & SRW_WWAIT_MASK)))
-        nspa_futex_wake_n(srw_word(l), 1, 0);
+    if (unlikely(!(n & SRW_LOCKED) && (n & SRW_WWAIT_MASK))) {
+        if (unlikely(srw_unaligned(l)))
+            nspa_srw_park_wake(l);
+        else
+            nspa_futex_wake_n(srw_word(l), 1, 0);
+    }
 }
 #endif
