@@ -18,11 +18,10 @@ static _Atomic pid_t tid;
 static long a, b, writes;
 static _Atomic int inside_w, inside_r, violations;
 
+/* the word, read atomically (other threads change it meanwhile) */
 static ULONG_PTR word(void)
 {
-    ULONG_PTR v;
-    memcpy(&v, L, sizeof v);
-    return v;
+    return __atomic_load_n((ULONG_PTR *)(void *)L, __ATOMIC_SEQ_CST);
 }
 
 static void *excl_waiter(void *arg)

@@ -14,21 +14,6 @@
  * handle is -EBADF (ntsync: -EINVAL for a bad fd). */
 #include "sync_util.h"
 
-static struct nspa_mutex_args mread(nspa_obj_t m, int *r)
-{
-    struct nspa_mutex_args a = { 77, 77 };
-    *r = nspa_mutex_read(m, &a);
-    return a;
-}
-
-static int unlock(nspa_obj_t m, uint32_t owner, uint32_t *prev)
-{
-    struct nspa_mutex_args a = { owner, 0 };
-    int r = nspa_mutex_unlock(m, &a);
-    if (prev) *prev = a.count;
-    return r;
-}
-
 int main(void)
 {
     /* ---- events: any non-zero flag is true */
@@ -61,31 +46,32 @@ int main(void)
     int r;
     /* a mutex taken by owner 0: count 1, owner still 0 */
     CHECK_EQ(wait_any_ms(&m, 1, 0, 0, 0, NULL), 0);
-    struct nspa_mutex_args ma = mread(m, &r);
+    struct nspa_mutex_args ma;
+    r = mutex_state(m, &ma.owner, &ma.count);
     CHECK_EQ(r, 0);
     CHECK_EQ(ma.owner, 0);
     CHECK_EQ(ma.count, 1);
     CHECK_EQ(wait_any_ms(&m, 1, 0, 0, 0, NULL), 0);
-    ma = mread(m, &r);
+    r = mutex_state(m, &ma.owner, &ma.count);
     CHECK_EQ(ma.count, 2);
     /* ... so another owner takes it too, on top of the count (the kernel's is_signaled) */
     CHECK_EQ(wait_any_ms(&m, 1, 5, 0, 0, NULL), 0);
-    ma = mread(m, &r);
+    r = mutex_state(m, &ma.owner, &ma.count);
     CHECK_EQ(ma.owner, 5);
     CHECK_EQ(ma.count, 3);
     CHECK_EQ(wait_any_ms(&m, 1, 6, 0, 0, NULL), -ETIMEDOUT);   /* now owned by 5 */
     uint32_t prev = 0;
-    CHECK_EQ(unlock(m, 0, NULL), -EINVAL);                     /* unlock refuses owner 0 */
+    CHECK_EQ(mutex_unlock_as(m, 0, NULL), -EINVAL);                     /* unlock refuses owner 0 */
     CHECK_EQ(nspa_mutex_kill(m, 0), -EINVAL);                  /* so does kill */
-    CHECK_EQ(unlock(m, 5, &prev), 0);
+    CHECK_EQ(mutex_unlock_as(m, 5, &prev), 0);
     CHECK_EQ(prev, 3);
-    CHECK_EQ(unlock(m, 5, &prev), 0);
-    CHECK_EQ(unlock(m, 5, &prev), 0);
+    CHECK_EQ(mutex_unlock_as(m, 5, &prev), 0);
+    CHECK_EQ(mutex_unlock_as(m, 5, &prev), 0);
     CHECK_EQ(prev, 1);
-    ma = mread(m, &r);
+    r = mutex_state(m, &ma.owner, &ma.count);
     CHECK_EQ(ma.owner, 0);
     CHECK_EQ(ma.count, 0);
-    CHECK_EQ(unlock(m, 5, NULL), -EPERM);
+    CHECK_EQ(mutex_unlock_as(m, 5, NULL), -EPERM);
 
     /* ---- the alert: any object */
     nspa_obj_t ev = mk_event(0, 0), asem = mk_sem(1, 1), amtx = mk_mutex(0, 0);
@@ -97,11 +83,11 @@ int main(void)
     idx = 99;
     CHECK_EQ(wait_any_ms(&ev, 1, 7, 0, amtx, &idx), 0);        /* a mutex alert */
     CHECK_EQ(idx, 1);
-    ma = mread(amtx, &r);
+    r = mutex_state(amtx, &ma.owner, &ma.count);
     CHECK_EQ(ma.owner, 7);
     CHECK_EQ(ma.count, 1);
     CHECK_EQ(wait_any_ms(&ev, 1, 8, 0, amtx, &idx), -ETIMEDOUT);   /* owned by 7 */
-    CHECK_EQ(unlock(amtx, 7, NULL), 0);
+    CHECK_EQ(mutex_unlock_as(amtx, 7, NULL), 0);
     /* wait-all: the alert when the objects are not all ready */
     nspa_obj_t two[2] = { ev, s };
     CHECK_EQ(nspa_sem_release(asem, &(uint32_t){ 1 }), 0);
@@ -115,7 +101,7 @@ int main(void)
     idx = 99;
     CHECK_EQ(wait_any_ms(&ev, 1, 7, 0, amtx, &idx), -EOWNERDEAD);
     CHECK_EQ(idx, 1);
-    CHECK_EQ(unlock(amtx, 7, NULL), 0);
+    CHECK_EQ(mutex_unlock_as(amtx, 7, NULL), 0);
     /* duplicates: wait-all refuses the alert among the objects, wait-any takes the
      * lowest index */
     CHECK_EQ(wait_all_ms(&ev, 1, 7, 0, ev, NULL), -EINVAL);

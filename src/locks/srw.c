@@ -31,7 +31,9 @@ static inline _Atomic uint32_t *park_of(nspa_srw_t *l)
 NSPA_HIDDEN void nspa_srw_park_wake(nspa_srw_t *l)
 {
     _Atomic uint32_t *p = park_of(l);
-    atomic_thread_fence(memory_order_seq_cst);   /* the word's change before the bump */
+    /* the word's change is ordered before the bump by a sequentially consistent RMW on
+     * the word (a fence would do, but TSan does not model fences) */
+    atomic_fetch_or_explicit(srw_word(l), 0, memory_order_seq_cst);
     atomic_fetch_add_explicit(p, 1, memory_order_seq_cst);
     nspa_futex_wake_n(p, INT_MAX, 0);
 }
