@@ -3,12 +3,9 @@
  * NtSignalAndWaitForSingleObject, NtQueueApcThread, NtTestAlert, NtDelayExecution,
  * NtYieldExecution, NtQuerySystemTime, NtQueryPerformanceCounter.
  *
- * A wait is one nspa_wait_any/all (include/nspa/sync.h) with the caller's thread id as
- * mutex owner. An alertable wait passes the thread's APC event as the alert, checked
- * after the objects (a signaled object wins over queued APCs, as in NT); when it ends
- * the wait, the queued APCs run and the wait returns STATUS_USER_APC. The APC event can
- * be stale (set for APCs an earlier wait already ran): then the wait goes on to its
- * absolute deadline.
+ * A wait is the Win32 waits' own (nspa__win32_wait, src/win32/synch.c): one
+ * nspa_wait_any/all with the caller's thread id as mutex owner and, when alertable,
+ * the thread's APC event as the alert; when APCs ran the wait returns STATUS_USER_APC.
  */
 #include <sched.h>
 #include <time.h>
@@ -36,23 +33,12 @@ NSPA_HIDDEN uint64_t nt_deadline(const LARGE_INTEGER *t, uint32_t *flags)
 /* One wait; @objs already resolved. */
 static NTSTATUS nt_wait(nspa_obj_t *objs, uint32_t n, int all, BOOLEAN alertable, const LARGE_INTEGER *timeout)
 {
-    uint32_t flags;
-    struct nspa_wait_args a = {
-        .timeout = nt_deadline(timeout, &flags), .objs = objs, .count = n, .flags = flags,
-        .owner = nspa_thread_id(),
-    };
-    if (alertable) a.alert = nspa__win32_apc_event();
-    int r;
-    for (;;) {
-        r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
-        if ((r == 0 || r == -EOWNERDEAD) && alertable && a.index == n) {
-            if (nspa__win32_run_apcs()) return STATUS_USER_APC;
-            continue;
-        }
-        break;
-    }
-    if (r == 0) return STATUS_WAIT_0 + (all ? 0 : a.index);
-    if (r == -EOWNERDEAD) return STATUS_ABANDONED_WAIT_0 + a.index;
+    uint32_t flags, index = 0;
+    uint64_t deadline = nt_deadline(timeout, &flags);
+    int r = nspa__win32_wait(objs, n, all, deadline, flags, alertable, &index);
+    if (r == NSPA__WAIT_APC) return STATUS_USER_APC;
+    if (r == 0) return STATUS_WAIT_0 + (all ? 0 : index);
+    if (r == -EOWNERDEAD) return STATUS_ABANDONED_WAIT_0 + index;
     if (r == -ETIMEDOUT) return STATUS_TIMEOUT;
     if (r == -EINVAL) {
         /* a non-waitable handle, or duplicates in a wait-all: tell them apart */
@@ -91,24 +77,8 @@ NSPA_EXPORT NTSTATUS NTAPI NtSignalAndWaitForSingleObject(HANDLE signal, HANDLE 
     /* both are referenced before anything is signaled */
     nspa_obj_t w = nt_is_pseudo(wait) ? nspa__win32_pseudo_obj(wait) : nt_h(wait);
     if (nspa_obj_type(w) < 0) return STATUS_INVALID_HANDLE;
-    int r;
-    switch (nspa_obj_type(nt_h(signal))) {
-    case NSPA_TYPE_EVENT: r = nspa_event_set(nt_h(signal), NULL); break;
-    case NSPA_TYPE_MUTEX: {
-        struct nspa_mutex_args a = { nspa_thread_id(), 0 };
-        r = nspa_mutex_unlock(nt_h(signal), &a);
-        break;
-    }
-    case NSPA_TYPE_SEM: {
-        uint32_t c = 1;
-        r = nspa_sem_release(nt_h(signal), &c);
-        break;
-    }
-    default:
-        /* a thread (or a pseudo handle) cannot be signaled */
-        return nspa_obj_type(nt_h(signal)) < 0 && !nt_is_pseudo(signal) ? STATUS_INVALID_HANDLE
-                                                                          : STATUS_OBJECT_TYPE_MISMATCH;
-    }
+    if (nt_is_pseudo(signal)) return STATUS_OBJECT_TYPE_MISMATCH;   /* a thread or process */
+    int r = nspa__win32_signal_object(nt_h(signal));
     if (r) return nt_status(r, signal);
     return nt_wait(&w, 1, 0, alertable, timeout);
 }
@@ -144,18 +114,10 @@ NSPA_EXPORT NTSTATUS NTAPI NtDelayExecution(BOOLEAN alertable, const LARGE_INTEG
     uint32_t flags;
     uint64_t deadline = nt_deadline(interval, &flags);
     if (alertable) {
-        for (;;) {
-            struct nspa_wait_args a = {
-                .timeout = deadline, .count = 0, .flags = flags, .owner = nspa_thread_id(),
-                .alert = nspa__win32_apc_event(),
-            };
-            int r = nspa_wait_any(&a);
-            if (r == 0 && a.index == 0) {
-                if (nspa__win32_run_apcs()) return STATUS_USER_APC;
-                continue;
-            }
-            return r == -ETIMEDOUT ? STATUS_SUCCESS : nt_status(r, NULL);
-        }
+        /* a wait for nothing but the APC event */
+        uint32_t index;
+        int r = nspa__win32_wait(NULL, 0, 0, deadline, flags, 1, &index);
+        return r == NSPA__WAIT_APC ? STATUS_USER_APC : r == -ETIMEDOUT ? STATUS_SUCCESS : nt_status(r, NULL);
     }
     clockid_t clk = flags & NSPA_WAIT_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC;
     if (deadline == NSPA_TIMEOUT_INFINITE) {

@@ -408,6 +408,32 @@ NSPA_HIDDEN nspa_obj_t nspa__win32_pseudo_obj(HANDLE h)
     return p;
 }
 
+/* The wait under WaitFor*Objects(Ex) and the Nt* waits: the caller's thread id as the
+ * mutex owner. Alertable: the thread's APC event is the alert. It is checked after the
+ * objects (a signaled object wins over queued APCs, as in NT, where the wait tests its
+ * objects before pending user APCs). QueueUserAPC sets it after queueing, so it is
+ * signaled while anything is queued; it can also be stale (set for APCs that an
+ * earlier wait already ran): then nothing runs and the wait goes on until its absolute
+ * deadline. Returns NSPA__WAIT_APC when APCs ran, else nspa_wait_*'s result with
+ * *index. */
+NSPA_HIDDEN int nspa__win32_wait(const nspa_obj_t *objs, uint32_t n, int all, uint64_t timeout, uint32_t flags,
+                                 int alertable, uint32_t *index)
+{
+    struct nspa_wait_args a = {
+        .timeout = timeout, .objs = objs, .count = n, .flags = flags, .owner = nspa_thread_id(),
+    };
+    if (alertable) a.alert = nspa__win32_apc_event();
+    for (;;) {
+        int r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
+        if ((r == 0 || r == -EOWNERDEAD) && alertable && a.index == n) {
+            if (nspa__win32_run_apcs()) return NSPA__WAIT_APC;
+            continue;
+        }
+        *index = a.index;
+        return r;
+    }
+}
+
 static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable,
                           int pseudo_ok)
 {
@@ -428,27 +454,11 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms
         }
         objs[n++] = is_pseudo(handles[i]) ? nspa__win32_pseudo_obj(handles[i]) : H(handles[i]);
     }
-    struct nspa_wait_args a = {
-        .timeout = deadline(ms), .objs = objs, .count = n, .owner = nspa_thread_id(),
-    };
-    /* Alertable: the thread's APC event is the alert. It is checked after the objects
-     * (a signaled object wins over queued APCs, as in NT, where the wait tests its
-     * objects before pending user APCs). QueueUserAPC sets it after queueing, so it
-     * is signaled while anything is queued; it can also be stale (set for APCs that
-     * an earlier wait already ran): then nothing runs and the wait goes on until its
-     * absolute deadline. */
-    if (alertable) a.alert = nspa__win32_apc_event();
-    int r;
-    for (;;) {
-        r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
-        if ((r == 0 || r == -EOWNERDEAD) && alertable && a.index == n) {
-            if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
-            continue;
-        }
-        break;
-    }
+    uint32_t index = 0;
+    int r = nspa__win32_wait(objs, n, all, deadline(ms), 0, alertable, &index);
+    if (r == NSPA__WAIT_APC) return WAIT_IO_COMPLETION;
     if (r == 0 || r == -EOWNERDEAD)
-        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + a.index;
+        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + index;
     if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
     SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE) : nspa_win32_error(r));
     if (r == -EINVAL) {
@@ -490,6 +500,26 @@ NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
     return wait_objects(1, &h, FALSE, ms, FALSE, 1);
 }
 
+/* The "signal" half of SignalObjectAndWait / NtSignalAndWaitForSingleObject: set an
+ * event, release a mutex (as its owner) or a semaphore (by one). Returns 0, -EBADF (not
+ * open), -EINVAL (a kind that cannot be signaled: a thread), or the operation's error. */
+NSPA_HIDDEN int nspa__win32_signal_object(nspa_obj_t h)
+{
+    switch (nspa_obj_type(h)) {
+    case NSPA_TYPE_EVENT: return nspa_event_set(h, NULL);
+    case NSPA_TYPE_MUTEX: {
+        struct nspa_mutex_args a = { nspa_thread_id(), 0 };
+        return nspa_mutex_unlock(h, &a);
+    }
+    case NSPA_TYPE_SEM: {
+        uint32_t c = 1;
+        return nspa_sem_release(h, &c);
+    }
+    default:
+        return nspa_obj_type(h) < 0 ? -EBADF : -EINVAL;
+    }
+}
+
 NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD ms, BOOL alertable)
 {
     int r;
@@ -499,20 +529,7 @@ NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD m
         SetLastError(ERROR_INVALID_HANDLE);
         return WAIT_FAILED;
     }
-    switch (nspa_obj_type(H(signal))) {
-    case NSPA_TYPE_EVENT: r = nspa_event_set(H(signal), NULL); break;
-    case NSPA_TYPE_MUTEX: {
-        struct nspa_mutex_args a = { nspa_thread_id(), 0 };
-        r = nspa_mutex_unlock(H(signal), &a);
-        break;
-    }
-    case NSPA_TYPE_SEM: {
-        uint32_t c = 1;
-        r = nspa_sem_release(H(signal), &c);
-        break;
-    }
-    default: r = -EBADF; break;
-    }
+    r = nspa__win32_signal_object(H(signal));
     if (r) {
         SetLastError(nspa_win32_error(r));
         return WAIT_FAILED;

@@ -14,6 +14,14 @@ static inline nspa_obj_t nspa__win32_h(const void *h) { return (nspa_obj_t)((uin
  * @special: a special user APC. Returns 0, -EBADF, -ESRCH (ended), -ENOMEM, -ENOTSUP. */
 NSPA_HIDDEN int nspa__win32_queue_apc(void *thread, void (*fn)(uintptr_t, uintptr_t, uintptr_t),
                                       uintptr_t a1, uintptr_t a2, uintptr_t a3, int special);
+/* Signal @h as SignalObjectAndWait does: 0, -EBADF, -EINVAL (not signalable), or the
+ * operation's error (-EPERM not owner, -EOVERFLOW semaphore full). */
+NSPA_HIDDEN int nspa__win32_signal_object(nspa_obj_t h);
+/* The Win32 and NT waits' common wait (synch.c): owner = the caller; alertable waits
+ * run APCs and return NSPA__WAIT_APC; else nspa_wait_any/all's result and *index. */
+#define NSPA__WAIT_APC 1
+NSPA_HIDDEN int nspa__win32_wait(const nspa_obj_t *objs, uint32_t n, int all, uint64_t timeout, uint32_t flags,
+                                 int alertable, uint32_t *index);
 /* Run the calling thread's queued APCs; returns how many ran. */
 NSPA_HIDDEN int nspa__win32_run_apcs(void);
 /* The calling thread's APC alert event (auto-reset), created on first use. */
