@@ -18,5 +18,8 @@
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
 #endif
+#include "winnt.h"
+#include "synchapi.h"
+#include "processthreadsapi.h"
 
 #endif
