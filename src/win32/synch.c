@@ -406,6 +406,13 @@ static nspa_obj_t pseudo_obj(HANDLE h)
     return p;
 }
 
+/* the sync object a handle in a wait array stands for (pseudo handles included), for
+ * the waits of other modules (MsgWaitForMultipleObjectsEx) */
+NSPA_HIDDEN nspa_obj_t nspa__win32_wait_handle(HANDLE h)
+{
+    return is_pseudo(h) ? pseudo_obj(h) : H(h);
+}
+
 static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable)
 {
     if (count == 0 || count > MAXIMUM_WAIT_OBJECTS) {

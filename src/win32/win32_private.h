@@ -14,5 +14,7 @@ NSPA_HIDDEN nspa_obj_t nspa__win32_apc_event(void);
 NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out);
 /* The calling thread's own thread object handle (kept by its record; do not close). */
 NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void);
+/* The object a handle of a wait array stands for (GetCurrentThread()/Process() too). */
+NSPA_HIDDEN nspa_obj_t nspa__win32_wait_handle(void *h);
 #include "sync/sync_api.h"            /* the sync core internals the thread code uses */
 #endif
