@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include "msg/msg_internal.h"
+#include "win32/win32_private.h"
 
 /* ---- the tid -> queue table ------------------------------------------------------
  * Linux thread ids are below /proc/sys/kernel/pid_max (at most 4M): one pointer per
@@ -281,4 +282,15 @@ NSPA_HIDDEN int mq_post(struct mq *q, HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
     mq_wake_locked(q);
     mq_unlock(q);
     return 0;
+}
+
+/* Win32 thread end (thread_finish): the queue goes before the thread's handle is
+ * signaled, so a thread waiting for the handle sees its windows gone. Threads that end
+ * otherwise (pthread_exit of a foreign thread) lose it in the key destructor. */
+NSPA_HIDDEN void nspa__msg_thread_exit(void)
+{
+    struct mq *q = self_q;
+    if (!q) return;
+    pthread_setspecific(q_key, NULL);
+    mq_thread_exit(q);
 }
