@@ -27,6 +27,7 @@ static LRESULT CALLBACK worker_proc(HWND h, UINT m, WPARAM wp, LPARAM lp)
     case WM_USER + 2:
         ReplyMessage(77);
         in_send_flags = InSendMessageEx(NULL);
+        SetEvent(ready);
         WaitForSingleObject(gate, 10000);             /* main got 77 before this */
         return 88;
     case WM_USER + 4:
@@ -104,8 +105,9 @@ static void test_basic(void)
     CHECK_EQ(in_send_flags, ISMEX_SEND);
     /* ReplyMessage: the answer arrives while the procedure still runs */
     CHECK_EQ(SendMessageA(worker_hwnd, WM_USER + 2, 0, 0), 77);
-    SetEvent(gate);
+    WaitForSingleObject(ready, 10000);
     CHECK_EQ(in_send_flags, ISMEX_SEND | ISMEX_REPLIED);
+    SetEvent(gate);
     /* re-entrancy: the worker sends to our window while we wait for it */
     CHECK_EQ(SendMessageW(worker_hwnd, WM_USER + 4, 5, 0), 106);
     /* timed out while processing: the late answer is dropped */

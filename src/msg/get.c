@@ -131,13 +131,19 @@ NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags,
  * due time is the timeout, so an expiry is noticed by the waiting thread itself, at its
  * own priority, with no other thread involved (docs/msg.md, "Timers").
  */
+static int rule_holds(struct mq *q, uint32_t wake_mask, uint32_t changed_mask)
+{
+    return (q->wake_bits & wake_mask) || (q->changed_bits & changed_mask);
+}
+
 NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, uint64_t deadline,
                            uint32_t wake_mask, uint32_t changed_mask, DWORD flags)
 {
     nspa_obj_t arr[MAXIMUM_WAIT_OBJECTS];
     for (DWORD i = 0; i < count; i++) arr[i] = objs[i];
-    arr[count] = q->event;
     int all = (flags & MWMO_WAITALL) != 0;
+    nspa_obj_t ev = all ? q->event_all : q->event;
+    arr[count] = ev;
     nspa_obj_t alert = (flags & MWMO_ALERTABLE) ? nspa__win32_apc_event() : 0;
     for (;;) {
         mq_lock(q);
@@ -153,18 +159,19 @@ NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, ui
                 }
             }
         }
-        int ready = (q->wake_bits & wake_mask) || (q->changed_bits & changed_mask);
+        int ready = rule_holds(q, wake_mask, changed_mask);
         if (ready && count == 0 && !alert) {
             mq_unlock(q);
             return WAIT_OBJECT_0;
         }
         q->wake_mask = wake_mask;
         q->changed_mask = changed_mask;
+        q->armed_all = all;
         if (ready) {
             /* objects first (the lowest index wins), and a wait-all must take them
              * with the queue in one step: let the sync core decide, queue signaled */
             q->waiting = 0;
-            nspa_event_set(q->event, NULL);
+            nspa_event_set(ev, NULL);
         } else {
             q->waiting = 1;
         }
@@ -177,8 +184,11 @@ NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, ui
         int got_queue = won && (all ? a.index < count + 1 : a.index == count);
         mq_lock(q);
         if (q->waiting) q->waiting = 0;               /* nobody set the event */
-        else if (!got_queue) nspa_event_reset(q->event, NULL);   /* set, not taken */
+        else if (all && !got_queue) nspa_event_reset(ev, NULL);   /* set (under the lock), not taken */
+        /* q->event may have been set late for an earlier arm: look again */
+        int stale = got_queue && !all && !rule_holds(q, wake_mask, changed_mask);
         mq_unlock(q);
+        if (stale) continue;
         if (won && a.index == count + 1) {             /* the alert */
             if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
             continue;

@@ -15,11 +15,20 @@
  *    node off a free list (no allocation while the pool has nodes; the pool grows by one
  *    chunk when it runs dry, never beyond the 10,000-message limit).
  *  - The queue's "look at me" signal is an auto-reset NSPA event in the sync core's
- *    handle table (q->event). It is set under the queue lock, only while the owner is
- *    armed (q->waiting) and the QS_ rule it armed with holds, and the setter disarms:
- *    so the event is signaled exactly when an armed wait was satisfied, and a wait can
- *    put it beside any other objects (MsgWaitForMultipleObjects) and be woken in one
- *    hand-off.
+ *    handle table, so that a wait can put it beside any other objects
+ *    (MsgWaitForMultipleObjects) and be woken in one hand-off. A poster sets it only
+ *    while the owner is armed (q->waiting) and the QS_ rule it armed with holds, and
+ *    disarms it under the queue lock. Two events:
+ *      q->event      for waits on the queue or any of several objects. The poster sets
+ *                    it *after* unlocking (the woken owner would otherwise run into the
+ *                    lock still held: a PI-futex sleep and wake per message), so a set
+ *                    may land late, after the owner has moved on: such a stale signal
+ *                    only ever makes the owner look again (msg_wait re-checks the rule
+ *                    under the lock and waits again when it does not hold).
+ *      q->event_all  for MWMO_WAITALL, where a stale signal would take the other
+ *                    objects for nothing: set only under the queue lock, so it is
+ *                    signaled exactly when an armed wait-all's rule held, and reset by
+ *                    the owner when its wait ended otherwise.
  */
 #ifndef NSPA_MSG_INTERNAL_H
 #define NSPA_MSG_INTERNAL_H
@@ -80,7 +89,7 @@ struct recv_frame {
 struct mq {
     /* kept when the queue is recycled (queue.c) */
     pthread_mutex_t lock;             /* PI; everything marked (L) */
-    nspa_obj_t event;                 /* auto-reset, see the header comment */
+    nspa_obj_t event, event_all;      /* auto-reset, see the header comment */
     struct mq *next_free;             /* the recycled-queue list */
     struct msg_chunk *chunks;         /* (L) */
     struct msg_node *free_nodes;      /* (L) */
@@ -98,6 +107,7 @@ struct mq {
     uint32_t wake_bits, changed_bits;
     uint32_t wake_mask, changed_mask;
     int waiting;                      /* armed: the owner sleeps (or is about to) on event */
+    int armed_all;                    /* ... on event_all (MWMO_WAITALL) */
     int quit;
     int quit_code;
     uint32_t ntimers;
@@ -118,7 +128,8 @@ NSPA_HIDDEN void mq_unlock(struct mq *q);
 NSPA_HIDDEN struct msg_node *node_alloc_locked(struct mq *q);
 NSPA_HIDDEN void node_free_locked(struct mq *q, struct msg_node *n);
 NSPA_HIDDEN void node_free(struct msg_node *n);  /* takes n->pool's lock */
-NSPA_HIDDEN void mq_wake_locked(struct mq *q);
+NSPA_HIDDEN nspa_obj_t mq_wake_locked(struct mq *q);   /* set the result after unlocking */
+NSPA_HIDDEN void mq_signal(nspa_obj_t ev);
 NSPA_HIDDEN int mq_post(struct mq *q, HWND hwnd, UINT msg, WPARAM wp, LPARAM lp);
 NSPA_HIDDEN DWORD msg_tick(void);
 NSPA_HIDDEN void mq_mutex_init(pthread_mutex_t *m);

@@ -160,14 +160,17 @@ static struct mq *mq_new(void)
         /* a recycled queue keeps its lock, event, chunks and timer array */
         memset((char *)q + offsetof(struct mq, refs), 0, sizeof(*q) - offsetof(struct mq, refs));
         nspa_event_reset(q->event, NULL);
+        nspa_event_reset(q->event_all, NULL);
         return q;
     }
     q = calloc(1, sizeof(*q));
     if (!q) return NULL;
     mq_mutex_init(&q->lock);
     struct nspa_event_args ea = { 0, 0 };
-    if (nspa_create_event(&ea, NULL, &q->event) < 0 || pool_grow_locked(q) < 0) {
+    if (nspa_create_event(&ea, NULL, &q->event) < 0 || nspa_create_event(&ea, NULL, &q->event_all) < 0 ||
+        pool_grow_locked(q) < 0) {
         if (q->event) nspa_close(q->event);
+        if (q->event_all) nspa_close(q->event_all);
         pthread_mutex_destroy(&q->lock);
         free(q->chunks);
         free(q);
@@ -238,15 +241,23 @@ NSPA_HIDDEN DWORD msg_tick(void)
     return (DWORD)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
 }
 
-/* Wake the owner if it is armed and what it armed for holds now. Queue lock held. The
- * owner's lock is what makes the hand-off exact: setting under it, with the disarm,
- * means the event is signaled only for a satisfied armed wait (docs/msg.md). */
-NSPA_HIDDEN void mq_wake_locked(struct mq *q)
+/* Wake the owner if it is armed and what it armed for holds now. Queue lock held.
+ * The owner is disarmed here; the event to set is returned, to be set by the caller
+ * once it has let go of the lock (mq_signal), except for a wait-all, whose event is set
+ * here, under the lock (msg_internal.h: why). */
+NSPA_HIDDEN nspa_obj_t mq_wake_locked(struct mq *q)
 {
     if (q->waiting && ((q->wake_bits & q->wake_mask) || (q->changed_bits & q->changed_mask))) {
         q->waiting = 0;
-        nspa_event_set(q->event, NULL);
+        if (!q->armed_all) return q->event;
+        nspa_event_set(q->event_all, NULL);
     }
+    return 0;
+}
+
+NSPA_HIDDEN void mq_signal(nspa_obj_t ev)
+{
+    if (ev) nspa_event_set(ev, NULL);
 }
 
 /* Post to queue @q (a reference held by the caller). Returns 0, -ENOSPC (the limit of
@@ -279,8 +290,9 @@ NSPA_HIDDEN int mq_post(struct mq *q, HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
     q->nposted++;
     q->wake_bits |= QS_POSTMESSAGE | QS_ALLPOSTMESSAGE;
     q->changed_bits |= QS_POSTMESSAGE | QS_ALLPOSTMESSAGE;
-    mq_wake_locked(q);
+    nspa_obj_t ev = mq_wake_locked(q);
     mq_unlock(q);
+    mq_signal(ev);     /* the caller's reference keeps q (and its event) alive */
     return 0;
 }
 

@@ -41,8 +41,9 @@ NSPA_HIDDEN void send_reply(struct msg_node *n, LRESULT result)
     n->state = NS_REPLIED;
     s->wake_bits |= QS_SMRESULT;
     s->changed_bits |= QS_SMRESULT;
-    mq_wake_locked(s);
+    nspa_obj_t ev = mq_wake_locked(s);
     mq_unlock(s);
+    mq_signal(ev);
     /* the sender's reference: the sender itself is alive (it waits for this) until it
      * sees REPLIED; drop ours after the unlock */
     mq_unref(s);
@@ -216,8 +217,9 @@ NSPA_HIDDEN int msg_send(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, UINT flags, 
     r->sent_tail = n;
     r->wake_bits |= QS_SENDMESSAGE;
     r->changed_bits |= QS_SENDMESSAGE;
-    mq_wake_locked(r);
+    nspa_obj_t ev = mq_wake_locked(r);
     mq_unlock(r);
+    mq_signal(ev);
     if (notify) {
         mq_unref(r);
         return 1;
