@@ -121,7 +121,7 @@ static void test_basic(void)
     CHECK_EQ(processed6, 1);
     /* notification: no wait */
     CHECK(SendNotifyMessageW(worker_hwnd, WM_USER + 8, 0, 0));
-    for (int i = 0; i < 500 && !notified; i++) Sleep(2);
+    for (int i = 0; i < 500 && !InterlockedCompareExchange(&notified, 0, 0); i++) Sleep(2);
     CHECK_EQ(notified, 1);
     CHECK_EQ(in_send_flags, ISMEX_NOTIFY);
     /* bad handles */

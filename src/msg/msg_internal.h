@@ -64,6 +64,11 @@ struct msg_node {
     LRESULT result;
 };
 
+/* A sent node's state is changed under one of two locks (send.c: the receiver's, or the
+ * sender's) and read under the other: relaxed atomics, the locks order the rest. */
+static inline uint8_t node_state(const struct msg_node *n) { return __atomic_load_n(&n->state, __ATOMIC_RELAXED); }
+static inline void node_set_state(struct msg_node *n, uint8_t s) { __atomic_store_n(&n->state, s, __ATOMIC_RELAXED); }
+
 struct msg_chunk {
     struct msg_chunk *next;
     struct msg_node nodes[MSG_CHUNK];

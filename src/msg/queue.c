@@ -119,7 +119,7 @@ NSPA_HIDDEN struct msg_node *node_alloc_locked(struct mq *q)
     n->next = NULL;
     n->pool = q;
     n->sender = NULL;
-    n->state = NS_QUEUED;
+    node_set_state(n, NS_QUEUED);
     n->result = 0;
     return n;
 }

@@ -31,14 +31,14 @@ NSPA_HIDDEN void send_reply(struct msg_node *n, LRESULT result)
         return;
     }
     mq_lock(s);
-    if (n->state == NS_ABANDONED) {
+    if (node_state(n) == NS_ABANDONED) {
         node_free_locked(s, n);         /* the pool is the sender's own */
         mq_unlock(s);
         mq_unref(s);
         return;
     }
     n->result = result;
-    n->state = NS_REPLIED;
+    node_set_state(n, NS_REPLIED);
     s->wake_bits |= QS_SMRESULT;
     s->changed_bits |= QS_SMRESULT;
     nspa_obj_t ev = mq_wake_locked(s);
@@ -74,7 +74,7 @@ NSPA_HIDDEN int send_process_one(struct mq *q)
         q->changed_bits &= ~QS_SENDMESSAGE;
     }
     n->next = NULL;
-    n->state = NS_PROCESSING;
+    node_set_state(n, NS_PROCESSING);
     mq_unlock(q);
     uint32_t d = q->recv_depth++;
     struct recv_frame *f = d < MSG_RECV_DEPTH ? &q->recv[d] : NULL;
@@ -133,7 +133,7 @@ NSPA_EXPORT BOOL WINAPI InSendMessage(void)
 static int send_withdraw(struct mq *me, struct mq *r, struct msg_node *n, LRESULT *result)
 {
     mq_lock(r);
-    if (n->state == NS_QUEUED) {
+    if (node_state(n) == NS_QUEUED) {
         struct msg_node *prev = NULL;
         for (struct msg_node *x = r->sent_head; x; prev = x, x = x->next) {
             if (x != n) continue;
@@ -150,13 +150,13 @@ static int send_withdraw(struct mq *me, struct mq *r, struct msg_node *n, LRESUL
     }
     mq_unlock(r);
     mq_lock(me);
-    if (n->state == NS_REPLIED) {
+    if (node_state(n) == NS_REPLIED) {
         *result = n->result;
         node_free_locked(me, n);
         mq_unlock(me);
         return 1;
     }
-    n->state = NS_ABANDONED;            /* the receiver frees it when it answers */
+    node_set_state(n, NS_ABANDONED);            /* the receiver frees it when it answers */
     mq_unlock(me);
     return 0;
 }
@@ -231,7 +231,7 @@ NSPA_HIDDEN int msg_send(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, UINT flags, 
         mq_lock(me);
         me->wake_bits &= ~QS_SMRESULT;
         me->changed_bits &= ~QS_SMRESULT;
-        if (n->state == NS_REPLIED) {
+        if (node_state(n) == NS_REPLIED) {
             *result = n->result;
             node_free_locked(me, n);
             mq_unlock(me);

@@ -4,7 +4,7 @@
  *
  * HWND values are (generation << 16) | (slot + 1), as Windows' 16-bit index and
  * uniquifier: a destroyed window's handle stays invalid while its slot is reused
- * (65,535 generations). The table is a MAP_NORESERVE array of slots read without a lock
+ * (65,535 generations). The table is one lazily touched array of slots read without a lock
  * (wnd_get: one load and a compare); slots are taken and given back under wtab_lock,
  * which only creation and destruction take. Slot memory is never unmapped, and a
  * slot's extra-bytes buffer is kept when the slot is reused, so a reader racing a
@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "msg/msg_internal.h"
 
 #define WND_MAX 0xFFF0u
@@ -41,9 +40,9 @@ static void wtab_init(void)
 {
     mq_mutex_init(&wtab_lock);
     mq_mutex_init(&cls_lock);
-    void *p = mmap(NULL, WND_MAX * sizeof(struct wnd), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p != MAP_FAILED) wtab = p;
+    /* calloc of this size is a lazily touched mapping too, and leak checkers see the
+     * buffers the slots keep */
+    wtab = calloc(WND_MAX, sizeof(struct wnd));
 }
 
 static void wtab_need(void) { pthread_once(&wtab_once, wtab_init); }
