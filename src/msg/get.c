@@ -55,8 +55,12 @@ static void post_bits_locked(struct mq *q)
 }
 
 /* PeekMessage on the caller's queue. @hwnd has been validated. Returns 1 with *msg
- * filled, 0 when nothing matched, -1 when the queue cannot be had (no memory). */
-NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode)
+ * filled, 0 when nothing matched, -1 when the queue cannot be had (no memory).
+ * @arm (GetMessage): when nothing matched, the owner is armed in the same locked section
+ * for GetMessage's wait (sent messages, or anything new) and *@arm is the wait's
+ * deadline (the nearest timer, or INFINITE); the next call disarms. One lock round per
+ * look instead of three on the GetMessage path (peek, arm, disarm). */
+NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode, uint64_t *arm)
 {
     struct mq *q = mq_self();
     if (!q) return -1;
@@ -64,6 +68,7 @@ NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags,
     if (!qs) qs = QS_ALLINPUT | QS_ALLPOSTMESSAGE;
     for (;;) {
         mq_lock(q);
+        q->waiting = 0;          /* the owner looks: an arm of its last GetMessage ends */
         if ((qs & QS_SENDMESSAGE) && q->sent_head) {
             mq_unlock(q);
             send_process_one(q);
@@ -115,6 +120,13 @@ NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags,
             q->msg_time = msg->time;
             mq_unlock(q);
             return 1;
+        }
+        if (arm) {
+            q->wake_mask = QS_SENDMESSAGE;
+            q->changed_mask = QS_ALLINPUT;
+            q->armed_all = 0;
+            q->waiting = 1;
+            *arm = q->ntimers ? timers_next_due_locked(q) : NSPA_TIMEOUT_INFINITE;
         }
         mq_unlock(q);
         return 0;

@@ -140,7 +140,7 @@ NSPA_HIDDEN DWORD msg_tick(void);
 NSPA_HIDDEN void mq_mutex_init(pthread_mutex_t *m);
 
 /* ---- get.c: peeking and waiting (the owner thread) ------------------------------- */
-NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode);
+NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode, uint64_t *arm);
 NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, uint64_t deadline,
                            uint32_t wake_mask, uint32_t changed_mask, DWORD flags);
 NSPA_HIDDEN uint64_t msg_deadline(DWORD ms);

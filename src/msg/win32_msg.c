@@ -109,7 +109,7 @@ static BOOL peek(LPMSG msg, HWND hwnd, UINT first, UINT last, UINT flags, int un
         return FALSE;
     }
     if (!filter_valid(hwnd)) return FALSE;
-    int r = msg_peek(msg, hwnd, first, last, flags, unicode);
+    int r = msg_peek(msg, hwnd, first, last, flags, unicode, NULL);
     if (r < 0) SetLastError(ERROR_NOT_ENOUGH_MEMORY);
     return r > 0;
 }
@@ -136,16 +136,20 @@ static BOOL get(LPMSG msg, HWND hwnd, UINT first, UINT last, int unicode)
         SetLastError(ERROR_NOT_ENOUGH_MEMORY);
         return -1;
     }
+    uint32_t me = nspa_thread_id();
     for (;;) {
-        int r = msg_peek(msg, hwnd, first, last, PM_REMOVE, unicode);
+        uint64_t deadline;
+        int r = msg_peek(msg, hwnd, first, last, PM_REMOVE, unicode, &deadline);
         if (r < 0) {
             SetLastError(ERROR_NOT_ENOUGH_MEMORY);
             return -1;
         }
         if (r) return msg->message != WM_QUIT;
-        /* sleep until a message is sent (processed by the next peek) or something new
-         * arrives; a due timer ends the sleep by itself (msg_wait) */
-        msg_wait(q, 0, NULL, NSPA_TIMEOUT_INFINITE, QS_SENDMESSAGE, QS_ALLINPUT, 0);
+        /* armed by the peek: sleep until a message is sent (processed by the next peek)
+         * or something new arrives, or the nearest timer is due; whatever woke us
+         * (even a late signal of an earlier arm), the next peek looks and disarms */
+        struct nspa_wait_args a = { .timeout = deadline, .objs = &q->event, .count = 1, .owner = me };
+        nspa_wait_any(&a);
     }
 }
 
