@@ -6,6 +6,8 @@
 #include <windows.h>
 #include "nspa_test.h"
 #include "win32_testutil.h"
+#include <sys/wait.h>
+#include <unistd.h>
 
 static HANDLE ready, go;
 static volatile DWORD worker_tid;
@@ -163,6 +165,29 @@ static void test_ping_pong(void)
     CloseHandle(t);
 }
 
+/* a fork child has a queue of its own (made on its first message call); the parent's
+ * thread ids have no queue in it */
+static void test_fork(void)
+{
+    MSG m;
+    DWORD parent = GetCurrentThreadId();
+    CHECK(PostThreadMessageA(parent, WM_USER, 1, 0));   /* left in the parent's queue */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int bad = 0;
+        if (PeekMessageA(&m, NULL, 0, 0, PM_REMOVE)) bad |= 1;          /* not the parent's */
+        if (PostThreadMessageA(parent, WM_USER, 0, 0) || GetLastError() != ERROR_INVALID_THREAD_ID) bad |= 2;
+        if (!PostThreadMessageA(GetCurrentThreadId(), WM_USER + 2, 0, 0)) bad |= 4;
+        if (GetMessageA(&m, NULL, 0, 0) != TRUE || m.message != WM_USER + 2) bad |= 8;
+        _exit(bad);
+    }
+    int st = -1;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st));
+    CHECK_EQ(WEXITSTATUS(st), 0);
+    CHECK(PeekMessageA(&m, NULL, 0, 0, PM_REMOVE) && m.message == WM_USER && m.wParam == 1);
+}
+
 int main(void)
 {
     test_no_queue();
@@ -170,5 +195,6 @@ int main(void)
     test_queue_status();
     test_limit();
     test_ping_pong();
+    test_fork();
     return nspa_test_done();
 }

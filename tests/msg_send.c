@@ -25,8 +25,9 @@ static LRESULT CALLBACK worker_proc(HWND h, UINT m, WPARAM wp, LPARAM lp)
         in_send_flags = InSendMessageEx(NULL);
         return InSendMessage() ? (LRESULT)wp * 2 : -1;
     case WM_USER + 2:
+        if (!InSendMessage()) return -1;
         ReplyMessage(77);
-        in_send_flags = InSendMessageEx(NULL);
+        in_send_flags = InSendMessageEx(NULL) | (InSendMessage() ? 0x100 : 0);   /* FALSE once replied */
         SetEvent(ready);
         WaitForSingleObject(gate, 10000);             /* main got 77 before this */
         return 88;

@@ -145,9 +145,19 @@ static pthread_key_t q_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static void mq_thread_exit(void *arg);
 
+/* fork child: only the forking thread exists, with a new thread id; the parent's queues
+ * are not its own (their memory stays, unreachable). The tid table goes back to zero
+ * pages (a private mapping), and the thread makes a new queue on its next message call. */
+static void mq_atfork_child(void)
+{
+    self_q = NULL;
+    if (tid_tab) madvise(tid_tab, (size_t)tid_max * sizeof(*tid_tab), MADV_DONTNEED);
+}
+
 static void key_init(void)
 {
     pthread_key_create(&q_key, mq_thread_exit);
+    pthread_atfork(NULL, NULL, mq_atfork_child);
 }
 
 static struct mq *mq_new(void)

@@ -125,8 +125,9 @@ NSPA_EXPORT DWORD WINAPI InSendMessageEx(LPVOID reserved)
 
 NSPA_EXPORT BOOL WINAPI InSendMessage(void)
 {
+    /* as Wine: a SendMessage not yet answered (ReplyMessage ends it) */
     struct recv_frame *f = cur_frame();
-    return f && (f->flags & (ISMEX_SEND | ISMEX_REPLIED)) && !(f->flags & ISMEX_NOTIFY);
+    return f && (f->flags & (ISMEX_SEND | ISMEX_REPLIED)) == ISMEX_SEND;
 }
 
 /* Withdraw a send that timed out. Returns 1 when the reply came after all (use it). */
