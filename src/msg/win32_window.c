@@ -233,33 +233,9 @@ static _Atomic(LONG_PTR) *long_slot(struct wnd *w, int index)
     }
 }
 
-static LONG_PTR get_long(HWND hwnd, int index, int unicode)
-{
-    struct wnd *w = wnd_get(hwnd);
-    if (!w) {
-        SetLastError(ERROR_INVALID_WINDOW_HANDLE);
-        return 0;
-    }
-    if (index >= 0) {
-        if ((uint64_t)index + sizeof(LONG_PTR) > w->cbextra) {
-            SetLastError(ERROR_INVALID_INDEX);
-            return 0;
-        }
-        LONG_PTR v;
-        memcpy(&v, w->extra + index, sizeof(v));
-        return v;
-    }
-    if (index == GWLP_WNDPROC) return (LONG_PTR)atomic_load(&w->proc);
-    if (index == GWLP_HWNDPARENT) return 0;
-    _Atomic(LONG_PTR) *p = long_slot(w, index);
-    if (!p) {
-        SetLastError(ERROR_INVALID_INDEX);
-        return 0;
-    }
-    return atomic_load(p);
-}
-
-static LONG_PTR set_long(HWND hwnd, int index, LONG_PTR value, int unicode)
+/* Get (@set 0) or set a window long; returns the (previous) value, 0 with the last error
+ * set on a bad handle or index. */
+static LONG_PTR window_long(HWND hwnd, int index, int set, LONG_PTR value, int unicode)
 {
     struct wnd *w = wnd_get(hwnd);
     if (!w) {
@@ -273,10 +249,11 @@ static LONG_PTR set_long(HWND hwnd, int index, LONG_PTR value, int unicode)
         }
         LONG_PTR old;
         memcpy(&old, w->extra + index, sizeof(old));
-        memcpy(w->extra + index, &value, sizeof(value));
+        if (set) memcpy(w->extra + index, &value, sizeof(value));
         return old;
     }
     if (index == GWLP_WNDPROC) {
+        if (!set) return (LONG_PTR)atomic_load(&w->proc);
         if (!value) {
             SetLastError(ERROR_INVALID_PARAMETER);
             return 0;
@@ -286,19 +263,19 @@ static LONG_PTR set_long(HWND hwnd, int index, LONG_PTR value, int unicode)
         atomic_store(&w->unicode, unicode);
         return (LONG_PTR)old;
     }
-    _Atomic(LONG_PTR) *p = long_slot(w, index);
-    if (!p || index == GWLP_HWNDPARENT) {
+    if (index == GWLP_HWNDPARENT && !set) return 0;    /* message-only: no parent window */
+    _Atomic(LONG_PTR) *p = index == GWLP_HWNDPARENT ? NULL : long_slot(w, index);
+    if (!p) {
         SetLastError(ERROR_INVALID_INDEX);
         return 0;
     }
-    return atomic_exchange(p, value);
+    return set ? atomic_exchange(p, value) : atomic_load(p);
 }
 
-NSPA_EXPORT LONG_PTR WINAPI GetWindowLongPtrW(HWND hwnd, int index) { return get_long(hwnd, index, 1); }
-NSPA_EXPORT LONG_PTR WINAPI GetWindowLongPtrA(HWND hwnd, int index) { return get_long(hwnd, index, 0); }
-NSPA_EXPORT LONG_PTR WINAPI SetWindowLongPtrW(HWND hwnd, int index, LONG_PTR v) { return set_long(hwnd, index, v, 1); }
-NSPA_EXPORT LONG_PTR WINAPI SetWindowLongPtrA(HWND hwnd, int index, LONG_PTR v) { return set_long(hwnd, index, v, 0); }
-
+NSPA_EXPORT LONG_PTR WINAPI GetWindowLongPtrW(HWND hwnd, int index) { return window_long(hwnd, index, 0, 0, 1); }
+NSPA_EXPORT LONG_PTR WINAPI GetWindowLongPtrA(HWND hwnd, int index) { return window_long(hwnd, index, 0, 0, 0); }
+NSPA_EXPORT LONG_PTR WINAPI SetWindowLongPtrW(HWND hwnd, int index, LONG_PTR v) { return window_long(hwnd, index, 1, v, 1); }
+NSPA_EXPORT LONG_PTR WINAPI SetWindowLongPtrA(HWND hwnd, int index, LONG_PTR v) { return window_long(hwnd, index, 1, v, 0); }
 /* ---- queries ----------------------------------------------------------------------- */
 
 NSPA_EXPORT DWORD WINAPI GetWindowThreadProcessId(HWND hwnd, LPDWORD pid)
@@ -342,42 +319,29 @@ NSPA_EXPORT HWND WINAPI FindWindowExA(HWND parent, HWND after, LPCSTR cls, LPCST
     return r;
 }
 
-NSPA_EXPORT BOOL WINAPI SetWindowTextW(HWND hwnd, LPCWSTR text)
+/* Set/GetWindowText: WM_SETTEXT / WM_GETTEXT sent to the window (any thread's) */
+static LRESULT text_call(HWND hwnd, UINT m, WPARAM wp, LPARAM lp, int unicode)
 {
     if (!wnd_get(hwnd)) {
         SetLastError(ERROR_INVALID_WINDOW_HANDLE);
-        return FALSE;
+        return 0;
     }
-    return (BOOL)SendMessageW(hwnd, WM_SETTEXT, 0, (LPARAM)text);
+    return unicode ? SendMessageW(hwnd, m, wp, lp) : SendMessageA(hwnd, m, wp, lp);
 }
 
-NSPA_EXPORT BOOL WINAPI SetWindowTextA(HWND hwnd, LPCSTR text)
-{
-    if (!wnd_get(hwnd)) {
-        SetLastError(ERROR_INVALID_WINDOW_HANDLE);
-        return FALSE;
-    }
-    return (BOOL)SendMessageA(hwnd, WM_SETTEXT, 0, (LPARAM)text);
-}
+NSPA_EXPORT BOOL WINAPI SetWindowTextW(HWND hwnd, LPCWSTR text) { return (BOOL)text_call(hwnd, WM_SETTEXT, 0, (LPARAM)text, 1); }
+NSPA_EXPORT BOOL WINAPI SetWindowTextA(HWND hwnd, LPCSTR text) { return (BOOL)text_call(hwnd, WM_SETTEXT, 0, (LPARAM)text, 0); }
 
 NSPA_EXPORT int WINAPI GetWindowTextW(HWND hwnd, LPWSTR buf, int n)
 {
     if (!buf || n <= 0) return 0;
     buf[0] = 0;
-    if (!wnd_get(hwnd)) {
-        SetLastError(ERROR_INVALID_WINDOW_HANDLE);
-        return 0;
-    }
-    return (int)SendMessageW(hwnd, WM_GETTEXT, (WPARAM)n, (LPARAM)buf);
+    return (int)text_call(hwnd, WM_GETTEXT, (WPARAM)n, (LPARAM)buf, 1);
 }
 
 NSPA_EXPORT int WINAPI GetWindowTextA(HWND hwnd, LPSTR buf, int n)
 {
     if (!buf || n <= 0) return 0;
     buf[0] = 0;
-    if (!wnd_get(hwnd)) {
-        SetLastError(ERROR_INVALID_WINDOW_HANDLE);
-        return 0;
-    }
-    return (int)SendMessageA(hwnd, WM_GETTEXT, (WPARAM)n, (LPARAM)buf);
+    return (int)text_call(hwnd, WM_GETTEXT, (WPARAM)n, (LPARAM)buf, 0);
 }
