@@ -127,6 +127,7 @@ NSPA_HIDDEN struct mq *mq_self(void);            /* the caller's queue, made on 
 NSPA_HIDDEN struct mq *mq_self_peek(void);       /* the caller's queue or NULL */
 NSPA_HIDDEN struct mq *mq_get(uint32_t tid);     /* a reference, or NULL: no queue */
 NSPA_HIDDEN void mq_ref(struct mq *q);
+NSPA_HIDDEN int mq_tryref(struct mq *q);       /* 0: the count was zero */
 NSPA_HIDDEN void mq_unref(struct mq *q);
 NSPA_HIDDEN void mq_lock(struct mq *q);
 NSPA_HIDDEN void mq_unlock(struct mq *q);
@@ -178,6 +179,10 @@ struct wnd {
     int next_free;
 };
 NSPA_HIDDEN struct wnd *wnd_get(HWND hwnd);      /* the live window, or NULL */
+/* a window's owner, read by any thread while the slot may be reused under it (the
+ * caller checks the handle again after using the value) */
+static inline uint32_t wnd_tid(const struct wnd *w) { return __atomic_load_n(&w->tid, __ATOMIC_RELAXED); }
+static inline struct mq *wnd_q(const struct wnd *w) { return __atomic_load_n(&w->q, __ATOMIC_RELAXED); }
 NSPA_HIDDEN void wnd_destroy_thread(uint32_t tid);   /* a dying thread's windows */
 NSPA_HIDDEN LRESULT wnd_call(struct wnd *w, WNDPROC proc, int proc_unicode, HWND hwnd, UINT msg, WPARAM wp,
                              LPARAM lp, int caller_unicode);

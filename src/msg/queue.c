@@ -71,6 +71,18 @@ NSPA_HIDDEN void mq_unref(struct mq *q)
     if (atomic_fetch_sub_explicit(&q->refs, 1, memory_order_acq_rel) == 1) mq_recycle(q);
 }
 
+/* A reference to @q unless its count is already zero (it is being recycled): for a
+ * queue pointer read without holding a reference (a window's owner queue). */
+NSPA_HIDDEN int mq_tryref(struct mq *q)
+{
+    uint32_t r = atomic_load_explicit(&q->refs, memory_order_relaxed);
+    do {
+        if (r == 0) return 0;
+    } while (!atomic_compare_exchange_weak_explicit(&q->refs, &r, r + 1, memory_order_acquire,
+                                                    memory_order_relaxed));
+    return 1;
+}
+
 /* A reference to the live queue of thread @tid, or NULL. The queue found may be dying
  * or recycled for another thread under us: the reference is taken only while the
  * count is not zero, and the owner is checked again after it. */
@@ -78,12 +90,7 @@ NSPA_HIDDEN struct mq *mq_get(uint32_t tid)
 {
     if (!tid_tab || tid == 0 || tid >= tid_max) return NULL;
     struct mq *q = atomic_load_explicit(&tid_tab[tid], memory_order_acquire);
-    if (!q) return NULL;
-    uint32_t r = atomic_load_explicit(&q->refs, memory_order_relaxed);
-    do {
-        if (r == 0) return NULL;
-    } while (!atomic_compare_exchange_weak_explicit(&q->refs, &r, r + 1, memory_order_acquire,
-                                                    memory_order_relaxed));
+    if (!q || !mq_tryref(q)) return NULL;
     if (atomic_load_explicit(&q->tid, memory_order_acquire) != tid ||
         atomic_load_explicit(&q->dead, memory_order_acquire)) {
         mq_unref(q);

@@ -175,13 +175,18 @@ NSPA_HIDDEN int msg_send(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, UINT flags, 
         SetLastError(ERROR_INVALID_WINDOW_HANDLE);
         return -1;
     }
-    struct mq *r = w->q;
+    struct mq *r = wnd_q(w);
     struct mq *me = mq_self();
     if (!me) {
         SetLastError(ERROR_NOT_ENOUGH_MEMORY);
         return -1;
     }
-    mq_ref(r);                          /* w may be destroyed under us: keep r */
+    /* w may be destroyed (and its queue recycled) under us: keep r only if it still
+     * counts, then check that w is still the window */
+    if (!mq_tryref(r)) {
+        SetLastError(ERROR_INVALID_WINDOW_HANDLE);
+        return -1;
+    }
     if (atomic_load(&w->hwnd) != (uintptr_t)hwnd) {
         mq_unref(r);
         SetLastError(ERROR_INVALID_WINDOW_HANDLE);

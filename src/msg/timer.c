@@ -123,7 +123,7 @@ NSPA_EXPORT UINT_PTR WINAPI SetTimer(HWND hwnd, UINT_PTR id, UINT ms, TIMERPROC 
             SetLastError(ERROR_INVALID_WINDOW_HANDLE);
             return 0;
         }
-        if (w->tid != nspa_thread_id()) {
+        if (wnd_tid(w) != nspa_thread_id()) {
             SetLastError(ERROR_ACCESS_DENIED);
             return 0;
         }

@@ -67,10 +67,12 @@ static BOOL post(HWND hwnd, UINT m, WPARAM wp, LPARAM lp)
         SetLastError(ERROR_MESSAGE_SYNC_ONLY);
         return FALSE;
     }
-    struct mq *q = w->q;
-    mq_ref(q);
-    int r = atomic_load(&w->hwnd) == (uintptr_t)hwnd ? mq_post(q, hwnd, m, wp, lp) : -EBADF;
-    mq_unref(q);
+    struct mq *q = wnd_q(w);
+    int r = -EBADF;
+    if (mq_tryref(q)) {                   /* w may be destroyed under us: see msg_send */
+        if (atomic_load(&w->hwnd) == (uintptr_t)hwnd) r = mq_post(q, hwnd, m, wp, lp);
+        mq_unref(q);
+    }
     if (r == -EBADF || r == -ESRCH) {
         SetLastError(ERROR_INVALID_WINDOW_HANDLE);
         return FALSE;
@@ -238,7 +240,7 @@ static int send(HWND hwnd, UINT m, WPARAM wp, LPARAM lp, UINT flags, UINT ms, LR
         SetLastError(ERROR_INVALID_WINDOW_HANDLE);
         return -1;
     }
-    if (w->tid == nspa_thread_id()) {               /* the own thread: a direct call */
+    if (wnd_tid(w) == nspa_thread_id()) {               /* the own thread: a direct call */
         *res = wnd_call_hwnd(hwnd, m, wp, lp, unicode);
         return 1;
     }
@@ -285,7 +287,7 @@ static BOOL send_notify(HWND hwnd, UINT m, WPARAM wp, LPARAM lp, int unicode)
 {
     LRESULT r;
     if (hwnd == HWND_BROADCAST) return TRUE;
-    if (sync_only(m) && wnd_get(hwnd) && wnd_get(hwnd)->tid != nspa_thread_id()) {
+    if (sync_only(m) && wnd_get(hwnd) && wnd_tid(wnd_get(hwnd)) != nspa_thread_id()) {
         SetLastError(ERROR_MESSAGE_SYNC_ONLY);   /* its pointer would outlive the call */
         return FALSE;
     }

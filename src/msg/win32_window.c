@@ -157,7 +157,7 @@ NSPA_EXPORT BOOL WINAPI DestroyWindow(HWND hwnd)
         SetLastError(ERROR_INVALID_WINDOW_HANDLE);
         return FALSE;
     }
-    if (w->tid != nspa_thread_id()) {
+    if (wnd_tid(w) != nspa_thread_id()) {
         SetLastError(ERROR_ACCESS_DENIED);    /* another thread's window, as Windows */
         return FALSE;
     }
@@ -285,7 +285,7 @@ NSPA_EXPORT DWORD WINAPI GetWindowThreadProcessId(HWND hwnd, LPDWORD pid)
         SetLastError(ERROR_INVALID_WINDOW_HANDLE);
         return 0;
     }
-    DWORD tid = w->tid;
+    DWORD tid = wnd_tid(w);
     if (pid) *pid = GetCurrentProcessId();
     return tid;
 }

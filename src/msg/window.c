@@ -50,7 +50,7 @@ static void wtab_need(void) { pthread_once(&wtab_once, wtab_init); }
 NSPA_HIDDEN struct wnd *wnd_get(HWND hwnd)
 {
     uintptr_t v = (uintptr_t)hwnd;
-    if (!wtab || (v >> 32) || !(v & 0xFFFF)) return NULL;
+    if (!wtab || (v >> 32) || !(v & 0xFFFF) || !(v >> 16)) return NULL;
     uint32_t i = (uint32_t)(v & 0xFFFF) - 1;
     if (i >= __atomic_load_n(&whwm, __ATOMIC_ACQUIRE)) return NULL;
     struct wnd *w = &wtab[i];
@@ -342,9 +342,9 @@ NSPA_HIDDEN struct wnd *wnd_new(const uint16_t *cls_name, DWORD exstyle, DWORD s
     }
     if (c->cbwnd) memset(w->extra, 0, (size_t)c->cbwnd);
     w->cbextra = (uint32_t)c->cbwnd;
-    w->gen = (uint16_t)(w->gen + 1 ? w->gen + 1 : 1);
-    w->tid = nspa_thread_id();
-    w->q = q;
+    w->gen = (uint16_t)(w->gen == 0xFFFF ? 1 : w->gen + 1);   /* never 0: handles are >= 0x10000 */
+    __atomic_store_n(&w->tid, nspa_thread_id(), __ATOMIC_RELAXED);
+    __atomic_store_n(&w->q, q, __ATOMIC_RELAXED);
     mq_ref(q);
     w->cls = c;
     atomic_store(&w->proc, c->proc);
@@ -402,7 +402,7 @@ NSPA_HIDDEN void wnd_destroy_thread(uint32_t tid)
     uint32_t n = __atomic_load_n(&whwm, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
         struct wnd *w = &wtab[i];
-        if (atomic_load(&w->hwnd) && w->tid == tid) wnd_free(w);
+        if (atomic_load(&w->hwnd) && wnd_tid(w) == tid) wnd_free(w);
     }
 }
 
