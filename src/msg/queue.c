@@ -53,8 +53,6 @@ NSPA_HIDDEN void mq_mutex_init(pthread_mutex_t *m)
     pthread_mutexattr_destroy(&a);
 }
 
-NSPA_HIDDEN void mq_lock(struct mq *q) { pthread_mutex_lock(&q->lock); }
-NSPA_HIDDEN void mq_unlock(struct mq *q) { pthread_mutex_unlock(&q->lock); }
 
 NSPA_HIDDEN void mq_ref(struct mq *q) { atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed); }
 
@@ -182,13 +180,11 @@ static struct mq *mq_new(void)
     }
     q = calloc(1, sizeof(*q));
     if (!q) return NULL;
-    mq_mutex_init(&q->lock);
     struct nspa_event_args ea = { 0, 0 };
     if (nspa_create_event(&ea, NULL, &q->event) < 0 || nspa_create_event(&ea, NULL, &q->event_all) < 0 ||
         pool_grow_locked(q) < 0) {
         if (q->event) nspa_close(q->event);
         if (q->event_all) nspa_close(q->event_all);
-        pthread_mutex_destroy(&q->lock);
         free(q->chunks);
         free(q);
         return NULL;
