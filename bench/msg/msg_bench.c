@@ -1,7 +1,9 @@
 /* nspa-bench msg: the Win32 side. One plain Win32 C source, built natively against NSPA's
  * <windows.h> (bench/msg.cmake) and with x86_64-w64-mingw32-gcc for stock Wine (run.sh).
  *
- * Usage: msg_bench <impl> [ms=1000]  runs, in one process, each for ms milliseconds:
+ * Usage: msg_bench <impl> [ms=1000]  runs, in one process, each for ms milliseconds in all
+ * (20 slices per kind, the kinds taking turns slice by slice; the value is the median of
+ * a kind's slices, so that load bursts on a shared machine hit every kind alike):
  *   roundtrip/<impl>-event   two threads, two auto-reset events (SetEvent + WaitForSingleObject
  *                            each way): nspa-bench sync's pingpong, the reference
  *   roundtrip/<impl>-post    two threads, PostThreadMessage + GetMessage each way
@@ -11,7 +13,7 @@
  *                            woken by PostThreadMessage; it peeks and acks with an event
  *   msgwait/<impl>-setevent  the same wait woken by SetEvent on its event (same peek, same ack)
  * microseconds per round trip, one line each:
- *   RESULT bench=<bench> impl=<impl>-<kind> unit=us value=<v> better=lower iters=<n>
+ *   RESULT bench=<bench> impl=<impl>-<kind> unit=us value=<v> better=lower iters=<n> slices=20
  * Any failed call prints an ERROR line and exits 2. */
 #include <windows.h>
 #include <stdio.h>
@@ -42,13 +44,6 @@ static double now_s(void)
     return (double)c.QuadPart / g_qpf;
 }
 
-static void result(const char *bench, const char *kind, double t, unsigned long n)
-{
-    printf("RESULT bench=%s impl=%s-%s unit=us value=%.6g better=lower iters=%lu\n", bench, g_impl, kind,
-           t * 1e6 / (double)n, n);
-    fflush(stdout);
-}
-
 static HANDLE thread(LPTHREAD_START_ROUTINE fn, DWORD *tid)
 {
     HANDLE h = CreateThread(NULL, 0, fn, NULL, 0, tid);
@@ -65,7 +60,7 @@ static void join(HANDLE h)
 /* run one round trip fn for secs; returns the count, *el the time */
 static unsigned long timed(void (*fn)(void), double secs, double *el)
 {
-    for (int i = 0; i < 16; i++) fn();     /* warm-up */
+    for (int i = 0; i < 4; i++) fn();      /* warm-up: the partner awake */
     unsigned long n = 0;
     double t0 = now_s(), t1;
     do {
@@ -161,6 +156,20 @@ static void mw_event_trip(void)
     CHECK(WaitForSingleObject(mw_ack, INFINITE) == WAIT_OBJECT_0, "WaitForSingleObject(ack)");
 }
 
+/* ---- the schedule: every kind in turn, in short slices ----------------------------- */
+#define KINDS 5
+#define SLICES 20
+static const struct { const char *bench, *kind; void (*fn)(void); } kinds[KINDS] = {
+    { "roundtrip", "event", ev_trip }, { "roundtrip", "post", post_trip }, { "roundtrip", "send", send_trip },
+    { "msgwait", "post", mw_post_trip }, { "msgwait", "setevent", mw_event_trip },
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -169,54 +178,64 @@ int main(int argc, char **argv)
     }
     g_impl = argv[1];
     double secs = argc > 2 ? atof(argv[2]) / 1000.0 : 1.0;
-    double el;
-    unsigned long n;
     MSG m;
     main_tid = GetCurrentThreadId();
     ready = CreateEventA(NULL, FALSE, FALSE, NULL);
     PeekMessageA(&m, NULL, 0, 0, PM_NOREMOVE);
-
     ev_a = CreateEventA(NULL, FALSE, FALSE, NULL);
     ev_b = CreateEventA(NULL, FALSE, FALSE, NULL);
-    g_stop = 0;
-    HANDLE t = thread(ev_partner, NULL);
-    n = timed(ev_trip, secs, &el);
-    g_stop = 1;
-    ev_trip();
-    join(t);
-    result("roundtrip", "event", el, n);
-
-    t = thread(post_partner, &partner_tid);
-    WaitForSingleObject(ready, INFINITE);
-    n = timed(post_trip, secs, &el);
-    CHECK(PostThreadMessageA(partner_tid, WM_QUIT, 0, 0), "PostThreadMessage(WM_QUIT)");
-    join(t);
-    result("roundtrip", "post", el, n);
-
+    mw_ev = CreateEventA(NULL, FALSE, FALSE, NULL);
+    mw_ack = CreateEventA(NULL, FALSE, FALSE, NULL);
     WNDCLASSA wc;
     memset(&wc, 0, sizeof(wc));
     wc.lpfnWndProc = send_proc;
     wc.lpszClassName = "nspa-bench-msg";
     CHECK(RegisterClassA(&wc), "RegisterClass");
-    t = thread(send_partner, &partner_tid);
-    WaitForSingleObject(ready, INFINITE);
-    n = timed(send_trip, secs, &el);
-    CHECK(PostThreadMessageA(partner_tid, WM_QUIT, 0, 0), "PostThreadMessage(WM_QUIT)");
-    join(t);
-    result("roundtrip", "send", el, n);
 
-    mw_ev = CreateEventA(NULL, FALSE, FALSE, NULL);
-    mw_ack = CreateEventA(NULL, FALSE, FALSE, NULL);
-    for (int k = 0; k < 2; k++) {
-        g_stop = 0;
-        t = thread(mw_partner, &partner_tid);
-        WaitForSingleObject(ready, INFINITE);
-        void (*fn)(void) = k == 0 ? mw_post_trip : mw_event_trip;
-        n = timed(fn, secs, &el);
-        g_stop = 1;
-        fn();
-        join(t);
-        result("msgwait", k == 0 ? "post" : "setevent", el, n);
+    /* all partners up at once, asleep while another kind runs */
+    DWORD post_tid, send_tid, mw_tid;
+    HANDLE t_ev = thread(ev_partner, NULL);
+    HANDLE t_post = thread(post_partner, &post_tid);
+    WaitForSingleObject(ready, INFINITE);
+    HANDLE t_send = thread(send_partner, &send_tid);
+    WaitForSingleObject(ready, INFINITE);
+    HANDLE t_mw = thread(mw_partner, &mw_tid);
+    WaitForSingleObject(ready, INFINITE);
+
+    /* SLICES slices per kind, the kinds in turn (the first kind of a slice rotates), so
+     * that a burst of load on the machine hits every kind alike; per kind the median
+     * of its slices */
+    double per[KINDS][SLICES];
+    unsigned long iters[KINDS] = { 0 };
+    double slice = secs / SLICES;
+    for (int sl = 0; sl < SLICES; sl++) {
+        for (int j = 0; j < KINDS; j++) {
+            int k = (sl + j) % KINDS;
+            partner_tid = k == 1 ? post_tid : mw_tid;
+            double el;
+            unsigned long n = timed(kinds[k].fn, slice, &el);
+            per[k][sl] = el * 1e6 / (double)n;
+            iters[k] += n;
+        }
     }
+    for (int k = 0; k < KINDS; k++) {
+        qsort(per[k], SLICES, sizeof(double), cmp_double);
+        double med = (per[k][SLICES / 2 - 1] + per[k][SLICES / 2]) / 2;
+        printf("RESULT bench=%s impl=%s-%s unit=us value=%.6g better=lower iters=%lu slices=%d\n", kinds[k].bench,
+               g_impl, kinds[k].kind, med, iters[k], SLICES);
+    }
+    fflush(stdout);
+
+    /* stop the partners */
+    g_stop = 1;
+    ev_trip();
+    join(t_ev);
+    CHECK(PostThreadMessageA(post_tid, WM_QUIT, 0, 0), "PostThreadMessage(WM_QUIT)");
+    join(t_post);
+    CHECK(PostThreadMessageA(send_tid, WM_QUIT, 0, 0), "PostThreadMessage(WM_QUIT)");
+    join(t_send);
+    partner_tid = mw_tid;
+    mw_event_trip();
+    join(t_mw);
     return 0;
 }
