@@ -434,6 +434,13 @@ NSPA_HIDDEN int nspa__win32_wait(const nspa_obj_t *objs, uint32_t n, int all, ui
     }
 }
 
+/* the sync object a handle in a wait array stands for (pseudo handles included), for
+ * the waits of other modules (MsgWaitForMultipleObjectsEx) */
+NSPA_HIDDEN nspa_obj_t nspa__win32_wait_handle(HANDLE h)
+{
+    return is_pseudo(h) ? nspa__win32_pseudo_obj(h) : H(h);
+}
+
 static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable,
                           int pseudo_ok)
 {

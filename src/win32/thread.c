@@ -140,6 +140,8 @@ static void thread_finish(struct w32_thread *t, DWORD code)
     for (struct w32_thread **pp = &registry; *pp; pp = &(*pp)->next)
         if (*pp == t) { *pp = t->next; break; }
     pthread_mutex_unlock(&registry_lock);
+    /* its message queue and windows end before its handle is signaled, as on Windows */
+    nspa__msg_thread_exit();
     nspa__thread_unregister();
     if (t->thread_obj) {
         nspa__thread_obj_signal(t->thread_obj, code);

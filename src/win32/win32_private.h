@@ -33,5 +33,9 @@ NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out);
 NSPA_HIDDEN nspa_obj_t nspa__win32_pseudo_obj(void *pseudo);
 /* The calling thread's own thread object handle (kept by its record; do not close). */
 NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void);
+/* The object a handle of a wait array stands for (GetCurrentThread()/Process() too). */
+NSPA_HIDDEN nspa_obj_t nspa__win32_wait_handle(void *h);
+/* The calling thread is ending: its message queue and windows go (src/msg/). */
+NSPA_HIDDEN void nspa__msg_thread_exit(void);
 #include "sync/sync_api.h"            /* the sync core internals the thread code uses */
 #endif

@@ -15,6 +15,7 @@
 #if __has_include("winternl.h")
 #include "winternl.h"
 #endif
+#include "winuser.h"
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
 #endif

@@ -1,0 +1,223 @@
+/*
+ * Taking messages off the caller's own queue (PeekMessage/GetMessage) and waiting for
+ * the queue beside other objects (MsgWaitForMultipleObjectsEx, WaitMessage, the wait
+ * of GetMessage and of a SendMessage caller).
+ *
+ * Windows' order: messages sent from other threads are processed first (they are
+ * never returned), then posted messages (FIFO among those the filter takes), then
+ * WM_QUIT, then WM_TIMER last. The QS_ bits follow Wine's server (which follows
+ * Windows): wake_bits say what is in the queue, changed_bits what arrived since the
+ * owner last looked; a Peek clears the changed bits of the kinds its filter covers.
+ */
+#include <errno.h>
+#include <string.h>
+#include "msg/msg_internal.h"
+#include "win32/win32_private.h"
+
+NSPA_HIDDEN uint64_t msg_deadline(DWORD ms)
+{
+    if (ms == INFINITE) return NSPA_TIMEOUT_INFINITE;
+    if (ms == 0) return 0;
+    return nspa_time_ns() + (uint64_t)ms * 1000000ull;
+}
+
+static int range_ok(UINT m, UINT first, UINT last)
+{
+    if (!first && !last) return 1;
+    if (last < first) return 1;          /* as Wine's user32: an inverted range takes all */
+    return m >= first && m <= last;
+}
+
+static int hwnd_ok(HWND m, HWND filter)
+{
+    if (!filter) return 1;
+    if (filter == (HWND)(LONG_PTR)-1) return m == NULL;
+    return m == filter;
+}
+
+static void fill(MSG *msg, HWND hwnd, UINT m, WPARAM wp, LPARAM lp, DWORD time)
+{
+    msg->hwnd = hwnd;
+    msg->message = m;
+    msg->wParam = wp;
+    msg->lParam = lp;
+    msg->time = time;
+    msg->pt.x = msg->pt.y = 0;
+}
+
+/* Queue lock held: the posted-message bits after a removal. */
+static void post_bits_locked(struct mq *q)
+{
+    if (!q->post_head && !q->quit) {
+        q->wake_bits &= ~(QS_POSTMESSAGE | QS_ALLPOSTMESSAGE);
+        q->changed_bits &= ~(QS_POSTMESSAGE | QS_ALLPOSTMESSAGE);
+    }
+}
+
+/* PeekMessage on the caller's queue. @hwnd has been validated. Returns 1 with *msg
+ * filled, 0 when nothing matched, -1 when the queue cannot be had (no memory).
+ * @arm (GetMessage): when nothing matched, the owner is armed in the same locked section
+ * for GetMessage's wait (sent messages, or anything new) and *@arm is the wait's
+ * deadline (the nearest timer, or INFINITE); the next call disarms. One lock round per
+ * look instead of three on the GetMessage path (peek, arm, disarm). */
+NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode, uint64_t *arm)
+{
+    struct mq *q = mq_self();
+    if (!q) return -1;
+    uint32_t qs = flags >> 16;
+    if (!qs) qs = QS_ALLINPUT | QS_ALLPOSTMESSAGE;
+    for (;;) {
+        mq_lock(q);
+        q->waiting = 0;          /* the owner looks: an arm of its last GetMessage ends */
+        if ((qs & QS_SENDMESSAGE) && q->sent_head) {
+            mq_unlock(q);
+            send_process_one(q);
+            continue;
+        }
+        uint64_t now = 0;
+        if (q->ntimers) {
+            now = nspa_time_ns();
+            timers_update_locked(q, now);
+        }
+        /* what the owner has now seen (Wine's get_message) */
+        if (qs & QS_POSTMESSAGE) {
+            q->changed_bits &= ~(QS_POSTMESSAGE | QS_HOTKEY | QS_TIMER);
+            if (!first && !last && !hwnd) q->changed_bits &= ~QS_ALLPOSTMESSAGE;
+        }
+        if (qs & QS_INPUT) q->changed_bits &= ~QS_INPUT;
+        if (qs & QS_PAINT) q->changed_bits &= ~QS_PAINT;
+        if (qs & QS_SENDMESSAGE) q->changed_bits &= ~QS_SENDMESSAGE;
+        if (qs & QS_POSTMESSAGE) {
+            struct msg_node *prev = NULL;
+            for (struct msg_node *n = q->post_head; n; prev = n, n = n->next) {
+                if (!hwnd_ok(n->hwnd, hwnd) || !range_ok(n->message, first, last)) continue;
+                fill(msg, n->hwnd, n->message, n->wparam, n->lparam, n->time);
+                q->msg_time = n->time;
+                if (flags & PM_REMOVE) {
+                    if (prev) prev->next = n->next;
+                    else q->post_head = n->next;
+                    if (q->post_tail == n) q->post_tail = prev;
+                    q->nposted--;
+                    node_free_locked(q, n);
+                    post_bits_locked(q);
+                }
+                mq_unlock(q);
+                return 1;
+            }
+            if (q->quit) {
+                fill(msg, NULL, WM_QUIT, (WPARAM)(LONG_PTR)q->quit_code, 0, msg_tick());
+                q->msg_time = msg->time;
+                if (flags & PM_REMOVE) {
+                    q->quit = 0;
+                    post_bits_locked(q);
+                }
+                mq_unlock(q);
+                return 1;
+            }
+        }
+        if ((qs & QS_TIMER) && q->ntimers && range_ok(WM_TIMER, first, last) &&
+            timers_take_locked(q, hwnd, hwnd == NULL, hwnd == (HWND)(LONG_PTR)-1, flags & PM_REMOVE, now, msg)) {
+            q->msg_time = msg->time;
+            mq_unlock(q);
+            return 1;
+        }
+        if (arm) {
+            q->wake_mask = QS_SENDMESSAGE;
+            q->changed_mask = QS_ALLINPUT;
+            q->armed_all = 0;
+            q->waiting = 1;
+            *arm = q->ntimers ? timers_next_due_locked(q) : NSPA_TIMEOUT_INFINITE;
+        }
+        mq_unlock(q);
+        return 0;
+    }
+}
+
+/*
+ * Wait for the caller's queue (an armed QS_ rule: @wake_mask over what is in the queue,
+ * @changed_mask over what arrived since it was last looked at) beside @count objects.
+ * Returns WAIT_OBJECT_0 + i (object i), WAIT_OBJECT_0 + count (the queue; with
+ * MWMO_WAITALL, WAIT_OBJECT_0: all objects and the queue), WAIT_ABANDONED_0 + i,
+ * WAIT_IO_COMPLETION (MWMO_ALERTABLE: APCs ran), WAIT_TIMEOUT, or WAIT_FAILED with the
+ * last error set. Timers of the queue bound the sleep when QS_TIMER is asked for: the
+ * due time is the timeout, so an expiry is noticed by the waiting thread itself, at its
+ * own priority, with no other thread involved (docs/msg.md, "Timers").
+ */
+static int rule_holds(struct mq *q, uint32_t wake_mask, uint32_t changed_mask)
+{
+    return (q->wake_bits & wake_mask) || (q->changed_bits & changed_mask);
+}
+
+NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, uint64_t deadline,
+                           uint32_t wake_mask, uint32_t changed_mask, DWORD flags)
+{
+    nspa_obj_t arr[MAXIMUM_WAIT_OBJECTS];
+    for (DWORD i = 0; i < count; i++) arr[i] = objs[i];
+    int all = (flags & MWMO_WAITALL) != 0;
+    nspa_obj_t ev = all ? q->event_all : q->event;
+    arr[count] = ev;
+    nspa_obj_t alert = (flags & MWMO_ALERTABLE) ? nspa__win32_apc_event() : 0;
+    for (;;) {
+        mq_lock(q);
+        uint64_t dl = deadline;
+        int timer_bound = 0;
+        if (q->ntimers) {
+            timers_update_locked(q, nspa_time_ns());
+            if ((wake_mask | changed_mask) & QS_TIMER) {
+                uint64_t t = timers_next_due_locked(q);
+                if (t < dl) {
+                    dl = t;
+                    timer_bound = 1;
+                }
+            }
+        }
+        int ready = rule_holds(q, wake_mask, changed_mask);
+        if (ready && count == 0 && !alert) {
+            mq_unlock(q);
+            return WAIT_OBJECT_0;
+        }
+        q->wake_mask = wake_mask;
+        q->changed_mask = changed_mask;
+        q->armed_all = all;
+        if (ready) {
+            /* objects first (the lowest index wins), and a wait-all must take them
+             * with the queue in one step: let the sync core decide, queue signaled */
+            q->waiting = 0;
+            nspa_event_set(ev, NULL);
+        } else {
+            q->waiting = 1;
+        }
+        mq_unlock(q);
+        struct nspa_wait_args a = {
+            .timeout = dl, .objs = arr, .count = count + 1, .owner = nspa_thread_id(), .alert = alert,
+        };
+        int r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
+        int won = r == 0 || r == -EOWNERDEAD;
+        int got_queue = won && (all ? a.index < count + 1 : a.index == count);
+        mq_lock(q);
+        if (q->waiting) q->waiting = 0;               /* nobody set the event */
+        else if (all && !got_queue) nspa_event_reset(ev, NULL);   /* set (under the lock), not taken */
+        /* q->event may have been set late for an earlier arm: look again */
+        int stale = got_queue && !all && !rule_holds(q, wake_mask, changed_mask);
+        mq_unlock(q);
+        if (stale) continue;
+        if (won && a.index == count + 1) {             /* the alert */
+            if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
+            continue;
+        }
+        if (won) {
+            if (all) return r ? WAIT_ABANDONED_0 + a.index : WAIT_OBJECT_0;
+            return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + a.index;
+        }
+        if (r == -ETIMEDOUT) {
+            if (timer_bound) continue;                 /* a timer is due: look again */
+            return WAIT_TIMEOUT;
+        }
+        SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE)
+                                  : nspa_win32_error(r));
+        if (r == -EINVAL)
+            for (DWORD i = 0; i < count; i++)
+                if (nspa_obj_type(arr[i]) < 0) { SetLastError(ERROR_INVALID_HANDLE); break; }
+        return WAIT_FAILED;
+    }
+}

@@ -1,0 +1,8 @@
+# Thread message queues, message-only windows, SendMessage, WM_TIMER (issue 17, docs/msg.md)
+nspa_add_test(msg_queue SOURCES tests/msg_queue.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(msg_msgwait SOURCES tests/msg_msgwait.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(msg_window SOURCES tests/msg_window.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(msg_send SOURCES tests/msg_send.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(msg_timer SOURCES tests/msg_timer.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(msg_bad_input SOURCES tests/msg_bad_input.c WIN32 TIMEOUT 60)
+nspa_add_test(msg_atom SOURCES tests/msg_atom.c WIN32 TIMEOUT 60)
