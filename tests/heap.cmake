@@ -10,6 +10,9 @@ nspa_add_test(heap_stress SOURCES tests/heap_stress.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(heap_threadexit SOURCES tests/heap_threadexit.c WIN32 THREADED)
 nspa_add_test(heap_remote SOURCES tests/heap_remote.c WIN32 THREADED)
 nspa_add_test(heap_nspa_api SOURCES tests/heap_nspa_api.c)
+# exhaustion at initialisation (RLIMIT_AS): an error, not an abort. Sanitizers' shadow
+# memory does not fit under an address-space limit
+nspa_add_test(heap_init_nomem SOURCES tests/heap_init_nomem.c WIN32 NO_ASAN NO_TSAN)
 # memory use against glibc malloc: ASan replaces malloc, so not there
 nspa_add_test(heap_rss SOURCES tests/heap_rss.c WIN32 NO_ASAN SERIAL TIMEOUT 60)
 # LD_PRELOAD shim under a real program (python3). Not under ASan or TSan: both replace
