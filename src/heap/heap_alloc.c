@@ -283,6 +283,8 @@ __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
         op_end(t, h);
         goto bad;
     }
+    if (unlikely(LD(h->orphan_notify)))
+        orphans_reclaim(h);              /* blocks came back to an exited thread's pages */
     op_end(t, h);
     if (unlikely(h->maximum))
         atomic_fetch_sub_explicit(&h->fixed_used, bsize, memory_order_relaxed);

@@ -44,6 +44,7 @@ int thp_opt;
 int terminate_on_corruption;
 pthread_key_t g_key;
 pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;   /* made PI at initialisation */
+pthread_mutex_t theap_pool_mtx = PTHREAD_MUTEX_INITIALIZER;   /* likewise */
 static pthread_mutexattr_t g_pi_attr;          /* the heap's mutexes inherit priority */
 static pthread_mutexattr_t g_pi_robust_attr;   /* stw_mtx: also robust (stw_lock) */
 tld_t *g_tlds;
@@ -155,10 +156,12 @@ static void atfork_prepare(void)
     pthread_mutex_lock(&g_lock);
     for (heap_t *h = g_heaps; h; h = h->list_next)
         pthread_mutex_lock(&h->big);
+    pthread_mutex_lock(&theap_pool_mtx);
 }
 
 static void atfork_parent(void)
 {
+    pthread_mutex_unlock(&theap_pool_mtx);
     for (heap_t *h = g_heaps; h; h = h->list_next)
         pthread_mutex_unlock(&h->big);
     pthread_mutex_unlock(&g_lock);
@@ -187,6 +190,7 @@ static void atfork_child(void)
         g_tlds = me;
     }
     heap_mutex_init(&g_lock, 0);
+    heap_mutex_init(&theap_pool_mtx, 0);
     if (!fence_mode && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
         fence_mode = 1;
 }
@@ -235,6 +239,7 @@ int global_init_slow(void)
     pthread_mutexattr_setprotocol(&g_pi_robust_attr, PTHREAD_PRIO_INHERIT);
     pthread_mutexattr_setrobust(&g_pi_robust_attr, PTHREAD_MUTEX_ROBUST);
     heap_mutex_init(&g_lock, 0);
+    heap_mutex_init(&theap_pool_mtx, 0);
     size_t mapsz = (size_t)1 << (SEGMAP_BITS - SEG_SHIFT);
     void *m = mmap(NULL, mapsz, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -149,6 +149,7 @@ static inline void full_unlink(struct theap *th, page_t *pg)
     if (th->full_scan[pg->cls] == pg)
         th->full_scan[pg->cls] = pg->next;
     plist_remove(&th->full[pg->cls], pg);
+    ST(pg->want, 0);                     /* in rotation again: no notice needed */
 }
 
 static inline void slist_remove_own(seg_t **head, seg_t *s)

@@ -73,7 +73,8 @@ typedef struct page {
     uint16_t        cls;
     uint8_t         nslices;
     uint8_t         in_full;
-    uint32_t        pad2_;
+    _Atomic uint32_t want;        /* remote_cnt at which the owner wants a notice (0:
+                                     none; the page is in a full list, or orphaned) */
     /* pages of up to 128 blocks keep their bitmap words here, next to the page */
     _Atomic uint64_t bm_inline[4];
     char            pad3_[8];
@@ -100,6 +101,7 @@ typedef struct seg {
     size_t           huge_off;    /* large block: offset of the data */
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
+    _Atomic uint32_t notify_mask; /* pages (by first slice) with a notice for the owner */
 } seg_t;
 
 /* The page descriptors and bitmaps of a segment, in slice 0 after the header at an
@@ -158,6 +160,10 @@ typedef struct theap {
     struct theap  *hnext, *hprev;  /* heap->theaps */
     struct theap  *tnext;          /* tld->theaps */
     uint32_t       rb_blocks;      /* blocks waiting in rb[] (all slots) */
+    /* some owned segment has a notice (notify_mask); written by other threads, so on a
+     * line of its own */
+    _Atomic uint32_t notified __attribute__((aligned(64)));
+    char           pad_notified_[60];
     rbatch_t       rb[RB_SLOTS];   /* this thread's pending frees into others' pages */
 } theap_t;
 
@@ -178,6 +184,7 @@ typedef struct heap {
     theap_t          *shared;      /* for threads past their TLS destructor (stw_mtx) */
     _Atomic size_t    committed, committed_peak, reserved;
     _Atomic size_t    bad_frees;
+    _Atomic uint32_t  orphan_notify;  /* some orphaned segment has a notice */
     struct heap      *list_next, *list_prev;  /* live heaps (g_lock) */
 } heap_t;
 
@@ -216,6 +223,7 @@ extern int thp_opt;                      /* NSPA_HEAP_THP */
 extern int terminate_on_corruption;
 extern pthread_key_t g_key;
 extern pthread_mutex_t g_lock;           /* registry, heap list, pool (PI once initialised) */
+extern pthread_mutex_t theap_pool_mtx;   /* pooled theap memory (heap_thread.c) */
 extern tld_t *g_tlds;                    /* registered threads (g_lock) */
 extern heap_t *g_heaps;                  /* live heaps (g_lock) */
 extern heap_t *g_heap_pool;              /* destroyed heap structures, for reuse (g_lock) */
@@ -245,6 +253,7 @@ void commit_add(heap_t *h, ptrdiff_t d);
 seg_t *seg_new(theap_t *th);
 void seg_purge(heap_t *h, seg_t *s);
 void seg_release(heap_t *h, seg_t *s);
+void seg_release_locked(heap_t *h, seg_t *s);   /* heap->big held */
 void *huge_alloc(heap_t *h, size_t n, size_t align);
 void huge_free(heap_t *h, seg_t *s);
 
@@ -262,7 +271,11 @@ void remote_push(page_t *pg, void *first, void *last, uint32_t n);
 void rb_flush(theap_t *th, rbatch_t *sl);
 void theap_rb_flush_all(theap_t *th);
 void theap_purge(theap_t *th);
-void page_retire(theap_t *th, page_t *pg, int may_release);
+int page_retire(theap_t *th, page_t *pg, int may_release);   /* 1: segment released */
+void page_free_slices(seg_t *s, page_t *pg);
+void page_arm(page_t *pg, int orphan);
+void theap_collect_notified(theap_t *th);
+void orphans_reclaim(heap_t *h);
 void theap_insert_page(theap_t *th, page_t *pg);
 page_t *alloc_page(theap_t *th, unsigned c);
 

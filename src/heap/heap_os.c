@@ -71,17 +71,29 @@ void seg_purge(heap_t *h, seg_t *s)
     s->dirty_mask = 0;
 }
 
-void seg_release(heap_t *h, seg_t *s)
+static void seg_unmap(heap_t *h, seg_t *s)
 {
-    pthread_mutex_lock(&h->big);
-    seg_unlink_all(h, s);
-    pthread_mutex_unlock(&h->big);
     ST(segmap[(uintptr_t)s >> SEG_SHIFT], 0);
     size_t committed = s->hugetlb ? SEG_SIZE
         : SEG_SIZE - (size_t)__builtin_popcount(s->free_mask & ~s->dirty_mask) * SLICE_SIZE;
     commit_add(h, -(ptrdiff_t)committed);
     atomic_fetch_sub_explicit(&h->reserved, SEG_SIZE, memory_order_relaxed);
     munmap(s, SEG_SIZE);
+}
+
+/* An entirely free segment goes back to the system. */
+void seg_release(heap_t *h, seg_t *s)
+{
+    pthread_mutex_lock(&h->big);
+    seg_unlink_all(h, s);
+    pthread_mutex_unlock(&h->big);
+    seg_unmap(h, s);
+}
+
+void seg_release_locked(heap_t *h, seg_t *s)
+{
+    seg_unlink_all(h, s);
+    seg_unmap(h, s);
 }
 
 

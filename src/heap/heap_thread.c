@@ -4,11 +4,41 @@
 #include "heap_inline.h"
 #include <sys/mman.h>
 
+/* Theap memory is never unmapped: a freed theap goes to a pool and is reused. A thread
+ * that posts a notice (page_notify) reads a segment's owner and writes into that theap
+ * without a lock; if the owner exits meanwhile the write lands in pooled or reused
+ * theap memory, where it only causes one look at the segments for nothing. The pool's
+ * mutex (heap_init.c) is a leaf: taken alone or under g_lock. */
+static theap_t *theap_pool;
+#define THEAP_MAP ((sizeof(theap_t) + 4095) & ~(size_t)4095)
+
+static theap_t *theap_mem(void)
+{
+    pthread_mutex_lock(&theap_pool_mtx);
+    theap_t *th = theap_pool;
+    if (th)
+        theap_pool = th->tnext;
+    pthread_mutex_unlock(&theap_pool_mtx);
+    if (th) {
+        memset(th, 0, sizeof *th);
+        return th;
+    }
+    th = mmap(NULL, THEAP_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return th == MAP_FAILED ? NULL : th;
+}
+
+void theap_free_mem(theap_t *th)
+{
+    pthread_mutex_lock(&theap_pool_mtx);
+    th->tnext = theap_pool;
+    theap_pool = th;
+    pthread_mutex_unlock(&theap_pool_mtx);
+}
+
 theap_t *theap_create(tld_t *t, heap_t *h)
 {
-    size_t sz = (sizeof(theap_t) + 4095) & ~(size_t)4095;
-    theap_t *th = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (th == MAP_FAILED)
+    theap_t *th = theap_mem();
+    if (!th)
         return NULL;
     th->heap = h;
     th->tld = t;
@@ -24,11 +54,6 @@ theap_t *theap_create(tld_t *t, heap_t *h)
     t->theaps = th;
     pthread_mutex_unlock(&g_lock);
     return th;
-}
-
-void theap_free_mem(theap_t *th)
-{
-    munmap(th, (sizeof(theap_t) + 4095) & ~(size_t)4095);
 }
 
 /* Thread exit: hand the theap's segments to the heap as orphans. */
@@ -61,10 +86,22 @@ static void theap_abandon(theap_t *th)
             seg_release(h, s);
             continue;
         }
-        s->owner = NULL;
+        /* orphaned: every page asks for a notice, so that the blocks other threads
+         * free into it come back without waiting for an adopter (orphans_reclaim).
+         * The owner goes first: a notice posted after it goes to the heap. */
+        __atomic_store_n(&s->owner, NULL, __ATOMIC_RELEASE);
         ST(s->owner_tid, 0);
+        for (unsigned si = 1; si < NSLICES; si++) {
+            page_t *pg = &seg_pages(s)[si];
+            if (s->slice_first[si] == si && pg->bsize)
+                page_arm(pg, 1);
+        }
         pthread_mutex_lock(&h->big);
         slist_push_own(&h->orphans, s);
+        /* a notice posted before the segment was on the list may have been taken
+         * (orphan_notify cleared) by a reclaim that did not see the segment yet */
+        if (LD(s->notify_mask))
+            atomic_store(&h->orphan_notify, 1);
         pthread_mutex_unlock(&h->big);
     }
     pthread_mutex_lock(&h->big);
@@ -147,9 +184,8 @@ theap_t *theap_get_slow(tld_t *t, heap_t *h)
 theap_t *shared_theap(heap_t *h)   /* stw_mtx held */
 {
     if (!h->shared) {
-        size_t sz = (sizeof(theap_t) + 4095) & ~(size_t)4095;
-        theap_t *th = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (th == MAP_FAILED)
+        theap_t *th = theap_mem();
+        if (!th)
             return NULL;
         th->heap = h;
         th->token = 1;

@@ -224,21 +224,43 @@ NSPA_EXPORT int nspa_heap_walk(nspa_heap_t *hh, struct nspa_heap_entry *e)
     return 0;
 }
 
+/* World stopped: we may act as every page's owner. Collect every page's remote frees,
+ * retire the empty pages (not a thread's current allocation page), unmap orphaned
+ * segments that are entirely free, decommit every idle slice. So HeapCompact (and
+ * malloc_trim through the shim) returns what other threads freed into the pages of a
+ * thread that is blocked, from any thread (docs/heap.md, "Memory that comes back"). */
 static size_t heap_compact_locked(heap_t *h)
 {
     size_t best = 0;
     pthread_mutex_lock(&h->big);
-    for (seg_t *s = h->segs; s; s = s->all_next) {
+    for (seg_t *s = h->segs, *nx; s; s = nx) {
+        nx = s->all_next;
         if (s->kind != SEG_NORMAL)
             continue;
+        theap_t *owner = __atomic_load_n(&s->owner, __ATOMIC_RELAXED);
+        for (unsigned si = 1; si < NSLICES; si++) {
+            page_t *pg = &seg_pages(s)[si];
+            if (s->slice_first[si] != si || !pg->bsize)
+                continue;
+            page_collect(pg);
+            if (pg->used == 0 && (!owner || owner->pages[pg->cls] != pg)) {
+                if (!owner)
+                    page_free_slices(s, pg);
+                else
+                    page_retire(owner, pg, 0);
+            } else if (!owner || pg->in_full)
+                page_arm(pg, !owner);    /* the count restarted: ask again */
+        }
+        if (!owner && s->free_mask == ALL_SLICES) {
+            slist_remove_own(&h->orphans, s);
+            seg_release_locked(h, s);
+            continue;
+        }
         seg_purge(h, s);
         for (unsigned si = 1; si < NSLICES; si++) {
             page_t *pg = &seg_pages(s)[si];
-            if (s->slice_first[si] == si && pg->bsize) {
-                page_collect(pg);   /* world stopped: we may act as the owner */
-                if (pg->free && pg->bsize > best)
-                    best = pg->bsize;
-            }
+            if (s->slice_first[si] == si && pg->bsize && pg->free && pg->bsize > best)
+                best = pg->bsize;
         }
         uint32_t m = s->free_mask;
         unsigned run = 0, cur = 0;

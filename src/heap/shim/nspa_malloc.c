@@ -120,3 +120,14 @@ SHIM_EXPORT size_t malloc_usable_size(void *p)
 {
     return p ? nspa_heap_usable_size(p) : 0;
 }
+
+/* Give idle memory back to the system: HeapCompact on the process heap, which also
+ * retires pages that other threads emptied while their owner thread is blocked. */
+SHIM_EXPORT int malloc_trim(size_t pad)
+{
+    (void)pad;
+    nspa_heap_t *h = ph();
+    if (h)
+        nspa_heap_compact(h, 0);
+    return 1;
+}
