@@ -1,4 +1,5 @@
 /* The nspa_heap_* names: same calls, plus aligned allocation and usable size. */
+#include <errno.h>
 #include <stdint.h>
 #include "nspa/heap.h"
 #include "nspa_test.h"
@@ -31,5 +32,32 @@ int main(void)
     CHECK(nspa_heap_validate(h, 0, NULL));
     CHECK(nspa_heap_lock(h) && nspa_heap_unlock(h));
     CHECK(nspa_heap_destroy(h));
+
+    /* the C allocator entry points (what libnspa-malloc.so exports as malloc & co.) */
+    nspa_heap_t *ph = nspa_heap_process();
+    unsigned char *m = nspa_malloc(100);
+    REQUIRE(m);
+    CHECK_EQ(nspa_heap_size(ph, 0, m), 100);          /* a process-heap block */
+    m = nspa_realloc(m, 5000);
+    REQUIRE(m);
+    CHECK_EQ(nspa_heap_size(ph, 0, m), 5000);
+    nspa_free(m);
+    CHECK_EQ(nspa_heap_size(ph, 0, m), (size_t)-1);
+    nspa_free(m);                                      /* a second free does nothing */
+    nspa_free(NULL);
+    unsigned char *z = nspa_calloc(10, 30);
+    REQUIRE(z);
+    int zero = 1;
+    for (int i = 0; i < 300; i++) zero &= z[i] == 0;
+    CHECK(zero);
+    CHECK(nspa_realloc(z, 0) == NULL);                 /* frees */
+    CHECK_EQ(nspa_heap_size(ph, 0, z), (size_t)-1);
+    errno = 0;
+    CHECK(nspa_calloc((size_t)1 << 40, (size_t)1 << 40) == NULL);
+    CHECK_EQ(errno, ENOMEM);
+    errno = 0;
+    CHECK(nspa_malloc((size_t)1 << 62) == NULL);
+    CHECK_EQ(errno, ENOMEM);
+    CHECK(nspa_heap_validate(ph, 0, NULL));
     return nspa_test_done();
 }

@@ -73,8 +73,11 @@ __attribute__((noinline)) void *alloc_leave_slow(tld_t *t, void *b, unsigned fla
 __attribute__((noinline)) void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align)
 {
     tld_t *t = tld_get();
-    if (!heap_ok(h))
+    if (!heap_ok(h)) {
+        if (flags & HEAP_X_ERRNO)
+            errno = ENOMEM;              /* malloc before an initialisation that failed */
         return NULL;
+    }
     if (h->maximum && (n >= FIXED_MAX_BLOCK || n >= h->maximum))
         return alloc_failed(h, flags);
     void *b = NULL;

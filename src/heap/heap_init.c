@@ -110,6 +110,8 @@ void *alloc_failed(heap_t *h, unsigned flags)
         /* no handler, or it returned: the library never aborts on exhaustion (NT would
          * raise an exception nobody handles here), so the caller gets NULL */
     }
+    if (flags & HEAP_X_ERRNO)
+        errno = ENOMEM;
     return NULL;   /* HeapAlloc does not set the last error (as on Windows) */
 }
 

@@ -46,6 +46,9 @@
 #define ST(x, v)   atomic_store_explicit(&(x), (v), memory_order_relaxed)
 #define STR(x, v)  atomic_store_explicit(&(x), (v), memory_order_release)
 
+/* internal allocation flag: a failure sets errno = ENOMEM (the C allocator, heap_malloc.c) */
+#define HEAP_X_ERRNO 0x40000000u
+
 #define HEAP_MAGIC   0x4E53504148454150ull    /* "NSPAHEAP" */
 #define SEG_MAGIC    0x4E53504153454721ull
 #define SEG_NORMAL   1
