@@ -111,6 +111,9 @@ NSPA_EXPORT int nspa_heap_destroy(nspa_heap_t *hh)
         munmap(s, s->map_size);
     }
     h->segs = h->orphans = NULL;
+    pthread_mutex_lock(&h->big);
+    huge_cache_drop(h);
+    pthread_mutex_unlock(&h->big);
     heap_unlock_impl(t, h);
     pthread_mutex_lock(&g_lock);
     h->list_next = g_heap_pool;

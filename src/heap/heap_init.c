@@ -147,6 +147,9 @@ void heap_struct_init(heap_t *h, unsigned flags, size_t maximum)
     h->segs = h->orphans = NULL;
     h->theaps = NULL;
     h->shared = NULL;
+    h->huge_cache = NULL;
+    h->huge_cached = 0;
+    h->huge_ncached = 0;
     ST(h->committed, 0);
     ST(h->committed_peak, 0);
     ST(h->reserved, 0);

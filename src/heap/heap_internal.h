@@ -188,6 +188,9 @@ typedef struct heap {
     _Atomic size_t    committed, committed_peak, reserved;
     _Atomic size_t    bad_frees;
     _Atomic uint32_t  orphan_notify;  /* some orphaned segment has a notice */
+    seg_t            *huge_cache;  /* freed large blocks kept mapped (heap_os.c; big) */
+    size_t            huge_cached; /* their bytes */
+    unsigned          huge_ncached;
     struct heap      *list_next, *list_prev;  /* live heaps (g_lock) */
 } heap_t;
 
@@ -259,6 +262,7 @@ void seg_release(heap_t *h, seg_t *s);
 void seg_release_locked(heap_t *h, seg_t *s);   /* heap->big held */
 void *huge_alloc(heap_t *h, size_t n, size_t align);
 void huge_free(heap_t *h, seg_t *s);
+void huge_cache_drop(heap_t *h);         /* heap->big held */
 
 /* heap_lock.c */
 void stw_lock(heap_t *h);

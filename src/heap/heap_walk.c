@@ -271,6 +271,7 @@ static size_t heap_compact_locked(heap_t *h)
         if (run * SLICE_SIZE > best)
             best = run * SLICE_SIZE;
     }
+    huge_cache_drop(h);
     pthread_mutex_unlock(&h->big);
     for (theap_t *th = h->theaps; th; th = th->hnext)
         th->dirty_slices = 0;
