@@ -1,7 +1,7 @@
 /* Memory that comes back, through HeapAlloc on a private heap (so that it also runs
  * under TSan): one thread allocates rounds of blocks and hands them to another, which
  * frees them (every free a remote one, into pages of the allocator's full lists).
- *  - busy owner: over 60 rounds (at most two live) the heap's peak commit stays within
+ *  - busy owner: over 40 rounds (at most two live) the heap's peak commit stays within
  *    1.5x the two rounds' blocks plus 2 MiB (without notices the full pages were found
  *    only by the rotating scan: 19.4 MiB for 7.7 of blocks);
  *  - blocked owner: it waits while the other thread frees a round, then HeapCompact
@@ -17,7 +17,7 @@
 #include "nspa_test.h"
 
 #define ROUND 60000                 /* blocks per round: 64 bytes, ~4.6 MiB of pages */
-#define ROUNDS 60
+#define ROUNDS 40
 static HANDLE h;
 static void *blk[2][ROUND];
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;

@@ -10,7 +10,8 @@
  *   xmalloc   producers allocate batches of 4,096 blocks of 64 bytes (1,000 batches
  *             each), consumers free them; a LIFO of at most 100 batches between them; N
  *             producers and N consumers (2N threads, as xmalloc-test -w N)
- *   mstress   N threads per iteration, 10 iterations; each makes 2,500-20,000 allocations with a 50% chance
+ *   mstress   N threads per iteration, 25 iterations (mstress N 50 25); thread i makes
+ *             5,000 * (i % 8 + 1) allocations with a 50% chance
  *             into a growing array or a retained array (power-of-two sizes of 8..128 and
  *             8..512 bytes, 1% of them 100x, 0.1% 1000x, 0.01% 10000x), fills and checks
  *             every block, frees a random entry 66% of the time and swaps one with a
@@ -251,7 +252,7 @@ static void *ms_thread(void *arg)
 {
     intptr_t tid = (intptr_t)arg;
     uint64_t r = (uint64_t)(tid + 1) * 0x9E3779B97F4A7C15ull, ops = 0;
-    size_t allocs = (size_t)(100 * 25 * scale) * (size_t)(tid % 8 + 1);
+    size_t allocs = (size_t)(100 * 50 * scale) * (size_t)(tid % 8 + 1);
     size_t retain = allocs / 2, top = 0, cap = 0, rtop = 0;
     uintptr_t **data = NULL;
     uintptr_t **kept = xalloc((retain ? retain : 1) * sizeof(void *));
@@ -295,14 +296,14 @@ static void *ms_thread(void *arg)
 static void shape_mstress(void)
 {
     uint64_t r = 43 * 43;
-    for (int it = 0; it < 10; it++) {
+    for (int it = 0; it < 25; it++) {
         pthread_t t[64];
         for (intptr_t i = 0; i < nthreads; i++)
-            spawn(&t[i], ms_thread, (void *)(i + it * nthreads));
+            spawn(&t[i], ms_thread, (void *)i);
         for (int i = 0; i < nthreads; i++)
             pthread_join(t[i], NULL);
         for (int i = 0; i < MS_TRANSFERS; i++)
-            if (chance(50, &r) || it == 9)
+            if (chance(50, &r) || it == 24)
                 ms_free(atomic_exchange(&ms_transfer[i], NULL));
     }
 }
