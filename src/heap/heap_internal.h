@@ -36,7 +36,7 @@
 #define MAX_BLOCKS   4096                     /* 64 KiB / 16 */
 #define BM_WORDS     (MAX_BLOCKS / 64)
 #define HUGE_HDR     256                      /* large block: header before the data */
-#define PURGE_SLICES 64                       /* decommit once 4 MiB lie idle */
+#define PURGE_SLICES 16                       /* decommit once 1 MiB (and a quarter) lie idle */
 #define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
 #define FULL_SCAN    8                        /* full pages looked at per page switch */
 

@@ -170,9 +170,9 @@ int page_retire(theap_t *th, page_t *pg, int may_release)
             return 1;
         }
     }
-    /* hysteresis: decommit only when the idle committed memory exceeds 4 MiB and an
-     * eighth of what the thread's pages hold */
-    if (th->dirty_slices > PURGE_SLICES && th->dirty_slices > th->used_slices / 8)
+    /* hysteresis: decommit only when the idle committed memory exceeds 1 MiB and a
+     * quarter of what the thread's pages hold */
+    if (th->dirty_slices > PURGE_SLICES && th->dirty_slices > th->used_slices / 4)
         theap_purge(th);
     return 0;
 }
