@@ -7,7 +7,12 @@
 static int page_free_map(page_t *pg, uint64_t *fm, uint32_t *nlocal, uint32_t *npend)
 {
     memset(fm, 0, BM_WORDS * sizeof(uint64_t));
-    if (pg->capacity > pg->reserved || pg->reserved > MAX_BLOCKS || pg->used > pg->capacity)
+    /* 'used' may exceed the capacity by the blocks counted in remote_cnt: a push whose
+     * count came after the owner had collected its blocks leaves them counted twice
+     * (collected and reused, and pending in remote_cnt) until the next collect; the
+     * notice a push may post between its CAS and its count makes that window wider */
+    if (pg->capacity > pg->reserved || pg->reserved > MAX_BLOCKS ||
+        pg->used > pg->capacity + LD(pg->remote_cnt))
         return 0;
     for (int pass = 0; pass < 2; pass++) {
         uint32_t n = 0;
