@@ -184,6 +184,15 @@ static inline void abm_take(page_t *pg, uint32_t i)
     ST(*w, LD(*w) ^ (1ull << (i & 63)));
 }
 
+/* Owner (or world stopped): blocks of pg that are live, parked in another thread's
+ * batch or on their way in a push. 'used' counts every block handed out and not yet
+ * collected, remote_cnt the pushed blocks counted since the last collect, so 0 means
+ * the page is empty (even with pushed blocks still on its thread_free list). */
+static inline uint32_t page_live(const page_t *pg)
+{
+    return pg->used - atomic_load_explicit(&pg->remote_cnt, memory_order_acquire);
+}
+
 /* ---- block lookup ------------------------------------------------------------------ */
 
 /* A block's requested size lives in its last bytes: the last byte is the slack

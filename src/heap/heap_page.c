@@ -59,7 +59,7 @@ static __attribute__((noinline)) void page_notify(page_t *pg)
 void page_arm(page_t *pg, int orphan)
 {
     uint32_t rc = atomic_load_explicit(&pg->remote_cnt, memory_order_acquire);
-    uint32_t live = pg->used - rc;
+    uint32_t live = pg->used - rc;   /* (page_live) */
     uint32_t need = orphan || live <= pg->trigger ? live : live - pg->trigger;
     atomic_store(&pg->want, rc + (need ? need : 1));
     if (atomic_load(&pg->remote_cnt) >= rc + need)
@@ -360,6 +360,25 @@ found:
 
 /* ---- memory that comes back (docs/heap.md) ------------------------------------------ */
 
+/* The notices posted in s (cleared), as a mask of first slices. */
+static uint32_t notices_take(seg_t *s)
+{
+    return LD(s->notify_mask) ? atomic_exchange(&s->notify_mask, 0) : 0;
+}
+
+/* The next page of *m that is still set up (it may have been retired meanwhile). */
+static page_t *notice_next(seg_t *s, uint32_t *m)
+{
+    while (*m) {
+        unsigned si = (unsigned)__builtin_ctz(*m);
+        *m &= *m - 1;
+        page_t *pg = &seg_pages(s)[si];
+        if (s->slice_first[si] == si && pg->bsize)
+            return pg;
+    }
+    return NULL;
+}
+
 /* Owner, at a page switch: act on the notices other threads' pushes posted (pages of
  * the full lists that got blocks back): an empty page is retired (its memory goes back
  * to the system under the decommit hysteresis), one with an eighth of its blocks free
@@ -369,20 +388,11 @@ void theap_collect_notified(theap_t *th)
     atomic_store(&th->notified, 0);
     for (seg_t *s = th->segs, *nx; s; s = nx) {
         nx = s->own_next;
-        if (!LD(s->notify_mask))
-            continue;
-        uint32_t m = atomic_exchange(&s->notify_mask, 0);
-        while (m) {
-            unsigned si = (unsigned)__builtin_ctz(m);
-            m &= m - 1;
-            page_t *pg = &seg_pages(s)[si];
-            if (s->slice_first[si] != si || !pg->bsize)
-                continue;                /* retired meanwhile */
+        uint32_t m = notices_take(s);
+        for (page_t *pg; (pg = notice_next(s, &m)) != NULL; ) {
             /* no collect (walking a long remote list to splice it costs): the page
-             * is judged by its count; 'used' counts every block handed out and not
-             * yet collected, so used == remote_cnt means none is live, parked in a
-             * batch or on its way */
-            uint32_t live = pg->used - atomic_load_explicit(&pg->remote_cnt, memory_order_acquire);
+             * is judged by its count */
+            uint32_t live = page_live(pg);
             if (live == 0 && th->pages[pg->cls] != pg) {
                 if (page_retire(th, pg, 1))
                     break;               /* the segment went with it */
@@ -408,16 +418,9 @@ void orphans_reclaim(heap_t *h)
     atomic_store(&h->orphan_notify, 0);
     for (seg_t *s = h->orphans, *nx; s; s = nx) {
         nx = s->own_next;
-        if (!LD(s->notify_mask))
-            continue;
-        uint32_t m = atomic_exchange(&s->notify_mask, 0);
-        while (m) {
-            unsigned si = (unsigned)__builtin_ctz(m);
-            m &= m - 1;
-            page_t *pg = &seg_pages(s)[si];
-            if (s->slice_first[si] != si || !pg->bsize)
-                continue;
-            if (pg->used == atomic_load_explicit(&pg->remote_cnt, memory_order_acquire))
+        uint32_t m = notices_take(s);
+        for (page_t *pg; (pg = notice_next(s, &m)) != NULL; ) {
+            if (page_live(pg) == 0)
                 page_free_slices(s, pg);     /* (page_new resets its lists) */
             else
                 page_arm(pg, 1);
