@@ -62,6 +62,9 @@ int main(void)
     CHECK(raised);
     CHECK(HeapAlloc(hy, 0, 1 << 20) == NULL);   /* without the flag: NULL */
     nspa_heap_set_exception_handler(NULL);
+    /* no handler: the library never aborts on exhaustion, the allocation fails */
+    CHECK(HeapAlloc(hx, 0, 1 << 20) == NULL);
+    CHECK(HeapAlloc(hy, HEAP_GENERATE_EXCEPTIONS, 1 << 20) == NULL);
     CHECK(HeapDestroy(hx));
     CHECK(HeapDestroy(hy));
     return nspa_test_done();

@@ -6,7 +6,8 @@ set_name=${1:-test}; shift || true
 pkgs=(cmake ninja-build gcc make pkg-config python3 strace)
 case "$set_name" in
   test)  ;;
-  bench) pkgs+=(python3 strace) ;;
+  # bench/heap runs glibc's malloc against these allocators (LD_PRELOAD)
+  bench) pkgs+=(python3 strace libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev) ;;
   *)     ;;
 esac
 pkgs+=("$@")

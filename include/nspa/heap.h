@@ -85,8 +85,19 @@ nspa_heap_t *nspa_heap_create(unsigned int flags, size_t initial, size_t maximum
  * Other threads must not use the heap concurrently or afterwards. */
 int nspa_heap_destroy(nspa_heap_t *heap);
 
-/* nspa_heap_process - the process heap (GetProcessHeap). Never fails. */
+/* nspa_heap_process - the process heap (GetProcessHeap). NULL only if the heap cannot be
+ * initialised at all (its 64 MiB address-space reservation failed); the next call tries
+ * again. */
 nspa_heap_t *nspa_heap_process(void);
+
+/* The C allocator over the process heap, what libnspa-malloc.so exports as malloc,
+ * free, calloc and realloc (C semantics: NULL with errno ENOMEM on failure; free(NULL)
+ * and frees of pointers that are not live process-heap blocks do nothing). The same
+ * fast paths as nspa_heap_alloc/nspa_heap_free, without a call in between. */
+void *nspa_malloc(size_t size);
+void nspa_free(void *mem);
+void *nspa_calloc(size_t count, size_t size);
+void *nspa_realloc(void *mem, size_t size);
 
 /* nspa_heap_alloc - allocate size bytes, 16-byte aligned (HeapAlloc).
  * flags: NSPA_HEAP_ZERO_MEMORY zeroes the block; NSPA_HEAP_GENERATE_EXCEPTIONS raises

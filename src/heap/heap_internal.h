@@ -1,4 +1,18 @@
-/* NSPA heap internals (see docs/heap.md for the design and its invariants). */
+/* NSPA heap internals: the types every file of src/heap shares, the globals and the
+ * functions shared between files (docs/heap.md has the design and its invariants).
+ * The inline fast paths are in heap_inline.h.
+ *
+ * Files (one concern each, along the lines of mimalloc's split):
+ *   heap_init.c    globals, size classes, errors, first-call initialisation, fork
+ *   heap_os.c      OS memory: aligned mappings, segments, large blocks, commit counts
+ *   heap_lock.c    the stop-the-world heap lock and the real-time (PI) waits
+ *   heap_page.c    pages: remote-free batches, retiring, carving, page switches
+ *   heap_thread.c  theaps (per thread and heap) and thread data, thread exit
+ *   heap_alloc.c   allocation and free slow paths (the fast paths: heap_inline.h)
+ *   heap_api.c     nspa_heap_* create/destroy/alloc/free/size/realloc/lock
+ *   heap_walk.c    validate, walk, compact, statistics, information (world stopped)
+ *   win32_heap.c   the Win32 names (HeapAlloc ...) over the same paths
+ */
 #ifndef NSPA_HEAP_INTERNAL_H
 #define NSPA_HEAP_INTERNAL_H
 
@@ -7,6 +21,7 @@
 #include <stddef.h>
 #include <pthread.h>
 #include "common/export.h"
+#include "common/platform.h"
 #include "nspa/heap.h"
 
 #define SEG_SHIFT    21                       /* 2 MiB arenas ("segments") */
@@ -21,9 +36,18 @@
 #define MAX_BLOCKS   4096                     /* 64 KiB / 16 */
 #define BM_WORDS     (MAX_BLOCKS / 64)
 #define HUGE_HDR     256                      /* large block: header before the data */
-#define PURGE_SLICES 64                       /* decommit once 4 MiB lie idle */
+#define PURGE_SLICES 16                       /* decommit once 1 MiB (and a quarter) lie idle */
 #define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
 #define FULL_SCAN    8                        /* full pages looked at per page switch */
+
+#define SEGMAP_BITS  47                       /* the segment map covers 2^47 bytes */
+
+#define LD(x)      atomic_load_explicit(&(x), memory_order_relaxed)
+#define ST(x, v)   atomic_store_explicit(&(x), (v), memory_order_relaxed)
+#define STR(x, v)  atomic_store_explicit(&(x), (v), memory_order_release)
+
+/* internal allocation flag: a failure sets errno = ENOMEM (the C allocator, heap_malloc.c) */
+#define HEAP_X_ERRNO 0x40000000u
 
 #define HEAP_MAGIC   0x4E53504148454150ull    /* "NSPAHEAP" */
 #define SEG_MAGIC    0x4E53504153454721ull
@@ -52,7 +76,8 @@ typedef struct page {
     uint16_t        cls;
     uint8_t         nslices;
     uint8_t         in_full;
-    uint32_t        pad2_;
+    _Atomic uint32_t want;        /* remote_cnt at which the owner wants a notice (0:
+                                     none; the page is in a full list, or orphaned) */
     /* pages of up to 128 blocks keep their bitmap words here, next to the page */
     _Atomic uint64_t bm_inline[4];
     char            pad3_[8];
@@ -79,6 +104,7 @@ typedef struct seg {
     size_t           huge_off;    /* large block: offset of the data */
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
+    _Atomic uint32_t notify_mask; /* pages (by first slice) with a notice for the owner */
 } seg_t;
 
 /* The page descriptors and bitmaps of a segment, in slice 0 after the header at an
@@ -137,6 +163,10 @@ typedef struct theap {
     struct theap  *hnext, *hprev;  /* heap->theaps */
     struct theap  *tnext;          /* tld->theaps */
     uint32_t       rb_blocks;      /* blocks waiting in rb[] (all slots) */
+    /* some owned segment has a notice (notify_mask); written by other threads, so on a
+     * line of its own */
+    _Atomic uint32_t notified __attribute__((aligned(64)));
+    char           pad_notified_[60];
     rbatch_t       rb[RB_SLOTS];   /* this thread's pending frees into others' pages */
 } theap_t;
 
@@ -157,6 +187,10 @@ typedef struct heap {
     theap_t          *shared;      /* for threads past their TLS destructor (stw_mtx) */
     _Atomic size_t    committed, committed_peak, reserved;
     _Atomic size_t    bad_frees;
+    _Atomic uint32_t  orphan_notify;  /* some orphaned segment has a notice */
+    seg_t            *huge_cache;  /* freed large blocks kept mapped (heap_os.c; big) */
+    size_t            huge_cached; /* their bytes */
+    unsigned          huge_ncached;
     struct heap      *list_next, *list_prev;  /* live heaps (g_lock) */
 } heap_t;
 
@@ -179,5 +213,100 @@ typedef struct tld {
     theap_t          *theaps;
     struct tld       *next, *prev;   /* registry (g_lock) */
 } tld_t;
+
+/* ---- globals (heap_init.c) --------------------------------------------------------- */
+
+extern uint32_t cls_size[NCLASS];
+extern uint64_t cls_inv[NCLASS];     /* ceil(2^40 / size), as page_t.inv */
+extern uint32_t cls_cap[NCLASS];     /* blocks in a page of the class, as page_t.reserved */
+extern uint8_t  cls_small[65];       /* ceil(n / 16) -> class, for n <= 1024 */
+extern uint8_t  cls_slices[NCLASS];
+extern _Atomic unsigned char *segmap;    /* 2^26 bytes: addr >> 21 */
+extern _Atomic int g_init;               /* 1 once initialised */
+extern int fence_mode;                   /* no membarrier: fence in the fast path */
+extern int hugetlb_ok;                   /* try MAP_HUGETLB for segments */
+extern int thp_opt;                      /* NSPA_HEAP_THP */
+extern int terminate_on_corruption;
+extern pthread_key_t g_key;
+extern pthread_mutex_t g_lock;           /* registry, heap list, pool (PI once initialised) */
+extern pthread_mutex_t theap_pool_mtx;   /* pooled theap memory (heap_thread.c) */
+extern tld_t *g_tlds;                    /* registered threads (g_lock) */
+extern heap_t *g_heaps;                  /* live heaps (g_lock) */
+extern heap_t *g_heap_pool;              /* destroyed heap structures, for reuse (g_lock) */
+extern heap_t proc_heap;
+extern nspa_heap_exception_fn g_exc_handler;
+extern __thread tld_t tls_tld __attribute__((tls_model("initial-exec")));
+
+/* Heap structures are carved from one reserved area and never unmapped (a destroyed one
+ * is recycled with a new serial), so a handle is checked by address before anything
+ * is read through it: a garbage handle gets ERROR_INVALID_HANDLE, never a fault. */
+#define HEAP_STRIDE    ((sizeof(heap_t) + 63) & ~(size_t)63)
+#define HEAP_AREA_MAX  65536u                 /* heaps alive at once, at the most */
+extern _Atomic uintptr_t g_heap_area;    /* base, 0 until the first HeapCreate */
+extern _Atomic unsigned  g_heap_carved;  /* structures handed out so far */
+
+/* ---- functions shared between files ----------------------------------------------- */
+
+/* heap_init.c */
+int global_init_slow(void);              /* 0, or -ENOMEM (nothing reserved) */
+void bad_free(heap_t *h, const void *p);
+void *alloc_failed(heap_t *h, unsigned flags);
+void heap_mutex_init(pthread_mutex_t *m, int robust);
+void heap_struct_init(heap_t *h, unsigned flags, size_t maximum);
+
+/* heap_os.c */
+void commit_add(heap_t *h, ptrdiff_t d);
+seg_t *seg_new(theap_t *th);
+void seg_purge(heap_t *h, seg_t *s);
+void seg_release(heap_t *h, seg_t *s);
+void seg_release_locked(heap_t *h, seg_t *s);   /* heap->big held */
+void *huge_alloc(heap_t *h, size_t n, size_t align);
+void huge_free(heap_t *h, seg_t *s);
+void huge_cache_drop(heap_t *h);         /* heap->big held */
+
+/* heap_lock.c */
+void stw_lock(heap_t *h);
+void enter_slow(tld_t *t, heap_t *h);
+void piw_check(tld_t *t);
+void piw_unlock(_Atomic uint32_t *w, uint32_t me);
+void heap_lock_impl(tld_t *t, heap_t *h);
+int heap_unlock_impl(tld_t *t, heap_t *h);
+
+/* heap_page.c */
+void page_collect(page_t *pg);
+void remote_push(page_t *pg, void *first, void *last, uint32_t n);
+void rb_flush(theap_t *th, rbatch_t *sl);
+void theap_rb_flush_all(theap_t *th);
+void theap_purge(theap_t *th);
+int page_retire(theap_t *th, page_t *pg, int may_release);   /* 1: segment released */
+void page_free_slices(seg_t *s, page_t *pg);
+void page_arm(page_t *pg, int orphan);
+void theap_collect_notified(theap_t *th);
+void orphans_reclaim(heap_t *h);
+void theap_insert_page(theap_t *th, page_t *pg);
+page_t *alloc_page(theap_t *th, unsigned c);
+
+/* heap_thread.c */
+theap_t *theap_create(tld_t *t, heap_t *h);
+void theap_free_mem(theap_t *th);
+void tld_init(tld_t *t);
+void tld_destroy(void *arg);             /* the thread key's destructor */
+theap_t *theap_get_slow(tld_t *t, heap_t *h);
+theap_t *shared_theap(heap_t *h);        /* stw_mtx held */
+
+/* heap_alloc.c: the fast paths' out-of-line exits and the generic paths */
+void *heap_alloc_generic(heap_t *h, unsigned flags, size_t n, size_t align) __attribute__((noinline));
+void *alloc_fast_miss(tld_t *t, theap_t *th, heap_t *h, unsigned c, unsigned flags, size_t n)
+    __attribute__((noinline));
+void *zero_block(void *b, size_t n) __attribute__((noinline));
+void *alloc_backoff(tld_t *t, heap_t *h, unsigned flags, size_t n) __attribute__((noinline));
+void *alloc_leave_slow(tld_t *t, void *b, unsigned flags, size_t n) __attribute__((noinline));
+int heap_free_impl(heap_t *h, void *p) __attribute__((noinline));   /* 1 freed, 0 rejected */
+int free_local_slow_leave(tld_t *t, heap_t *h, theap_t *th, page_t *pg) __attribute__((noinline));
+int free_leave_slow(tld_t *t) __attribute__((noinline));
+int free_backoff(tld_t *t, heap_t *h, void *p) __attribute__((noinline));
+
+/* heap_api.c */
+size_t block_size_of(heap_t *h, const void *p, int *kind, uint32_t *bsize);
 
 #endif

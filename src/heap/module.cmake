@@ -7,5 +7,7 @@ set_target_properties(nspa-malloc PROPERTIES VERSION ${PROJECT_VERSION} SOVERSIO
 target_link_options(nspa-malloc PRIVATE -Wl,--no-undefined)
 install(TARGETS nspa-malloc LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # HeapAlloc/nspa_heap_alloc (and the other twins) have the same body: identical-code
-# folding would turn one into a jump through the PLT to the other. Keep both direct.
-set_source_files_properties(${PROJECT_SOURCE_DIR}/src/heap/heap.c PROPERTIES COMPILE_OPTIONS -fno-ipa-icf)
+# folding (across files too, with LTO) would turn one into a jump through the PLT to
+# the other. Keep both direct.
+file(GLOB NSPA_HEAP_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/heap/*.c)
+set_source_files_properties(${NSPA_HEAP_SOURCES} PROPERTIES COMPILE_OPTIONS -fno-ipa-icf)

@@ -22,45 +22,13 @@ static inline nspa_heap_t *ph(void)
     return h;
 }
 
-SHIM_EXPORT void *malloc(size_t n)
-{
-    void *p = nspa_heap_alloc(ph(), 0, n);
-    if (!p) errno = ENOMEM;
-    return p;
-}
-
-SHIM_EXPORT void free(void *p)
-{
-    if (p)
-        nspa_heap_free(ph(), 0, p);
-}
-
-SHIM_EXPORT void cfree(void *p) { free(p); }
-
-SHIM_EXPORT void *calloc(size_t a, size_t b)
-{
-    size_t n;
-    if (__builtin_mul_overflow(a, b, &n)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    void *p = nspa_heap_alloc(ph(), NSPA_HEAP_ZERO_MEMORY, n);
-    if (!p) errno = ENOMEM;
-    return p;
-}
-
-SHIM_EXPORT void *realloc(void *p, size_t n)
-{
-    if (!p)
-        return malloc(n);
-    if (n == 0) {
-        free(p);
-        return NULL;
-    }
-    void *q = nspa_heap_realloc(ph(), 0, p, n);
-    if (!q) errno = ENOMEM;
-    return q;
-}
+/* malloc, free, calloc, realloc: one jump into the library's C allocator entry points,
+ * which run the heap's inline fast paths (as HeapAlloc/HeapFree do) */
+SHIM_EXPORT void *malloc(size_t n) { return nspa_malloc(n); }
+SHIM_EXPORT void free(void *p) { nspa_free(p); }
+SHIM_EXPORT void cfree(void *p) { nspa_free(p); }
+SHIM_EXPORT void *calloc(size_t a, size_t b) { return nspa_calloc(a, b); }
+SHIM_EXPORT void *realloc(void *p, size_t n) { return nspa_realloc(p, n); }
 
 SHIM_EXPORT void *reallocarray(void *p, size_t a, size_t b)
 {
@@ -119,4 +87,15 @@ SHIM_EXPORT void *pvalloc(size_t n)
 SHIM_EXPORT size_t malloc_usable_size(void *p)
 {
     return p ? nspa_heap_usable_size(p) : 0;
+}
+
+/* Give idle memory back to the system: HeapCompact on the process heap, which also
+ * retires pages that other threads emptied while their owner thread is blocked. */
+SHIM_EXPORT int malloc_trim(size_t pad)
+{
+    (void)pad;
+    nspa_heap_t *h = ph();
+    if (h)
+        nspa_heap_compact(h, 0);
+    return 1;
 }
