@@ -18,5 +18,9 @@
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
 #endif
+#include "memoryapi.h"
+#include "errhandlingapi.h"
+#include "securitybaseapi.h"
+#include "psapi.h"
 
 #endif

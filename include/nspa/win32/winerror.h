@@ -41,6 +41,9 @@
 #define ERROR_ARITHMETIC_OVERFLOW     534
 #define ERROR_GEN_FAILURE             31
 #define ERROR_NO_SYSTEM_RESOURCES     1450
+#define ERROR_BAD_LENGTH              24
+#define ERROR_WORKING_SET_QUOTA       1453
+#define ERROR_COMMITMENT_LIMIT        1455
 
 #define S_OK            ((HRESULT)0)
 #define S_FALSE         ((HRESULT)1)
