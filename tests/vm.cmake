@@ -2,3 +2,4 @@
 nspa_add_test(vm_alloc SOURCES tests/vm_alloc.c WIN32 TIMEOUT 60)
 nspa_add_test(vm_except SOURCES tests/vm_except.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(vm_guard SOURCES tests/vm_guard.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(vm_section SOURCES tests/vm_section.c WIN32 TIMEOUT 60)

@@ -19,6 +19,7 @@
 #define NSPA_VM_H
 #include <stddef.h>
 #include <stdint.h>
+#include "nspa/sync.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,18 @@ int nspa_vm_unlock(void *addr, size_t size);
 /* GetWriteWatch: up to *count page addresses written since the last reset; reset clears */
 int nspa_vm_write_watch(void *base, size_t size, int reset, void **pages, size_t *count);
 int nspa_vm_reset_write_watch(void *base, size_t size);
+
+/* file mappings (sections). fd: -1 for pagefile-backed memory, or a file descriptor the
+ * section keeps a duplicate of (file-backed; size 0 = the file's size). prot: the
+ * PAGE_* protection with SEC_* flags. A named section is shared by the processes of
+ * the namespace. Returns 0, NSPA_EXISTED (a new handle to the existing section), or
+ * -errno (-EEXIST: the name is another kind of object). */
+int nspa_vm_section_create(int fd, uint64_t size, uint32_t prot, const char *name, nspa_obj_t *out);
+int nspa_vm_section_open(const char *name, nspa_obj_t *out);
+/* map a view: access FILE_MAP_*; *addr in: 0 or the wanted (64 KiB aligned) base */
+int nspa_vm_map_view(nspa_obj_t section, uint32_t access, uint64_t offset, size_t size, void **addr);
+int nspa_vm_unmap_view(const void *addr);
+int nspa_vm_flush_view(const void *addr, size_t size);
 
 /* exceptions: give the calling thread its alternate signal stack now (threads that never
  * call an exception API get one at their first fault; see docs/vm.md) */
