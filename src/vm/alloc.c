@@ -45,12 +45,16 @@ NSPA_HIDDEN void *vm_map_aligned(uintptr_t want, size_t len, size_t align, int p
         if (p == MAP_FAILED || ((uintptr_t)p & (align - 1)) == 0) return p;
         munmap(p, len);
     }
-    size_t over = len + align;
+    size_t over = len + align - VM_PAGE;
     if (over < len) { errno = ENOMEM; return MAP_FAILED; }
-    void *r = mmap(NULL, over, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    /* anonymous memory: map it over-long with its real protection and trim; a file is
+     * mapped at the aligned place inside a PROT_NONE reservation (its offset matters) */
+    int anon = fd < 0;
+    void *r = anon ? mmap(NULL, over, prot, flags, -1, 0)
+                   : mmap(NULL, over, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r == MAP_FAILED) return r;
     uintptr_t a = ((uintptr_t)r + align - 1) & ~(align - 1);
-    void *p = mmap((void *)a, len, prot, flags | MAP_FIXED, fd, off);
+    void *p = anon ? (void *)a : mmap((void *)a, len, prot, flags | MAP_FIXED, fd, off);
     if (p == MAP_FAILED) { munmap(r, over); return p; }
     if (a > (uintptr_t)r) munmap(r, a - (uintptr_t)r);
     uintptr_t end = (uintptr_t)r + over;

@@ -10,6 +10,7 @@
  * takes it. Retired records wait in a list until no reader section is open.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "vm/vm_internal.h"
@@ -88,23 +89,50 @@ NSPA_HIDDEN struct vm_rec *vm_find_next(uintptr_t addr, uintptr_t limit)
 
 /* ---- records --------------------------------------------------------------------------- */
 
+/* One-page headers (allocations up to ~8 MiB) are recycled: a VirtualAlloc / VirtualFree
+ * pair then costs the user mapping's two system calls and nothing more. */
+static struct vm_rec *small_free;            /* under vm_lock */
+static unsigned small_count;
+
 NSPA_HIDDEN struct vm_rec *vm_rec_new(uintptr_t base, size_t size, uint32_t alloc_prot,
                                       uint32_t flags, size_t lpage)
 {
     /* the page-state array is demand-zero memory: reserving 64 GiB costs its 32 MiB
      * of page states only as address space */
-    size_t len = sizeof(struct vm_rec) + (size / VM_PAGE) * sizeof(uint16_t);
+    size_t states = (size / VM_PAGE) * sizeof(uint16_t);
+    size_t len = sizeof(struct vm_rec) + states;
     len = (len + VM_PAGE - 1) & ~(VM_PAGE - 1);
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return NULL;
-    struct vm_rec *r = m;
+    struct vm_rec *r;
+    if (len == VM_PAGE && small_free) {
+        r = small_free;
+        small_free = r->retired_next;
+        small_count--;
+        memset(r->pages, 0, states);
+    } else {
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) return NULL;
+        r = m;
+    }
     r->base = base;
     r->size = size;
     r->map_len = len;
     r->lpage = lpage;
     r->alloc_prot = alloc_prot;
     r->flags = flags;
+    r->retired_next = NULL;
     return r;
+}
+
+static void rec_free(struct vm_rec *r)
+{
+    if (r->map_len == VM_PAGE && small_count < 256) {
+        /* whatever the last user left in the states is cleared when it is reused */
+        r->retired_next = small_free;
+        small_free = r;
+        small_count++;
+        return;
+    }
+    munmap(r, r->map_len);
 }
 
 static struct vm_rec *_Atomic *leaf_for(uintptr_t addr, int make)
@@ -144,13 +172,18 @@ NSPA_HIDDEN void vm_unpublish(struct vm_rec *r)
 
 NSPA_HIDDEN void vm_retire(struct vm_rec *r)
 {
+    if (vm_readers_idle()) {                  /* seen after the unpublish: nobody holds r */
+        munmap((void *)r->base, vm_rec_span(r));
+        rec_free(r);
+        vm_reclaim();
+        return;
+    }
     /* drop the memory now (Windows frees it at once); keep the addresses reserved so that
      * a fault handler still inside a reader section never mprotects someone else's
      * mapping placed there meanwhile */
     mmap((void *)r->base, vm_rec_span(r), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     r->retired_next = retired;
     retired = r;
-    vm_reclaim();
 }
 
 NSPA_HIDDEN void vm_reclaim(void)
@@ -161,7 +194,7 @@ NSPA_HIDDEN void vm_reclaim(void)
     while (r) {
         struct vm_rec *next = r->retired_next;
         munmap((void *)r->base, vm_rec_span(r));
-        munmap(r, r->map_len);
+        rec_free(r);
         r = next;
     }
 }
