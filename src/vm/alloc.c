@@ -22,6 +22,14 @@
 #define MAP_HUGE_SHIFT 26
 #endif
 
+/* where the next 64 KiB aligned mapping is likely to fit (see vm_map_aligned) */
+static _Atomic uintptr_t place_hint;
+
+NSPA_HIDDEN void vm_place_hint(uintptr_t base, size_t len)
+{
+    if (!(base & (VM_GRAN - 1)) && !(len & (VM_GRAN - 1))) atomic_store_explicit(&place_hint, base, memory_order_relaxed);
+}
+
 static inline uintptr_t pg_down(uintptr_t a) { return a & ~(VM_PAGE - 1); }
 static inline uintptr_t pg_up(uintptr_t a) { return (a + VM_PAGE - 1) & ~(VM_PAGE - 1); }
 
@@ -38,11 +46,24 @@ NSPA_HIDDEN void *vm_map_aligned(uintptr_t want, size_t len, size_t align, int p
         return p;
     }
     if (align < VM_GRAN) align = VM_GRAN;
-    /* the kernel places mappings top-down next to each other, so one mmap is usually
-     * aligned already: try that first (one system call), then over-map and trim */
     if (align == VM_GRAN) {
+        /* the place just given back, or the one below the last allocation (the kernel
+         * fills top-down): an aligned mapping in one system call when it is free */
+        uintptr_t h = atomic_exchange_explicit(&place_hint, 0, memory_order_relaxed);
+        if (h && h >= ((uintptr_t)1 << 30) && h + len <= VM_USER_MAX) {
+            void *p = mmap((void *)h, len, prot, flags | MAP_FIXED_NOREPLACE, fd, off);
+            if (p != MAP_FAILED && (uintptr_t)p == h) {
+                atomic_store_explicit(&place_hint, h - len, memory_order_relaxed);
+                return p;
+            }
+            if (p != MAP_FAILED) munmap(p, len);
+        }
         void *p = mmap(NULL, len, prot, flags, fd, off);
-        if (p == MAP_FAILED || ((uintptr_t)p & (align - 1)) == 0) return p;
+        if (p == MAP_FAILED) return p;
+        if (((uintptr_t)p & (align - 1)) == 0) {
+            atomic_store_explicit(&place_hint, (uintptr_t)p - len, memory_order_relaxed);
+            return p;
+        }
         munmap(p, len);
     }
     size_t over = len + align - VM_PAGE;
@@ -235,6 +256,7 @@ NSPA_EXPORT int nspa_vm_free(void *addr, size_t size, uint32_t type)
         else if (!r || r->base != a || (r->flags & VR_VIEW)) e = -EADDRNOTAVAIL;
         else {
             vm_unpublish(r);
+            vm_place_hint(r->base, vm_rec_span(r));
             vm_retire(r);
         }
         vm_unlock();

@@ -111,6 +111,8 @@ NSPA_HIDDEN size_t vm_huge_size(int giant);
  * >= 64 KiB; returns the address or MAP_FAILED with errno set */
 NSPA_HIDDEN void *vm_map_aligned(uintptr_t want, size_t len, size_t align, int prot,
                                  int flags, int fd, off_t off);
+/* a released range: the next allocation of that size may go there (one system call) */
+NSPA_HIDDEN void vm_place_hint(uintptr_t base, size_t len);
 /* create and publish a record for a mapping just made (under vm_lock); 0 or -errno */
 NSPA_HIDDEN int vm_add_record(void *base, size_t size, uint32_t alloc_prot, uint32_t flags,
                               size_t lpage, uint16_t initial_ps, struct vm_rec **out);
