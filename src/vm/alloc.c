@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 #include "vm/vm_internal.h"
 #include "nspa/win32/windows.h"
@@ -28,6 +29,21 @@ static _Atomic uintptr_t place_hint;
 NSPA_HIDDEN void vm_place_hint(uintptr_t base, size_t len)
 {
     if (!(base & (VM_GRAN - 1)) && !(len & (VM_GRAN - 1))) atomic_store_explicit(&place_hint, base, memory_order_relaxed);
+}
+
+/* Windows refuses a commit beyond its commit limit; Linux overcommits. A single commit
+ * larger than RAM + swap is refused here (ERROR_NOT_ENOUGH_MEMORY), so that an absurd
+ * request fails instead of writing gigabytes of page states */
+static int commit_too_big(size_t len)
+{
+    static _Atomic size_t limit;
+    size_t l = atomic_load_explicit(&limit, memory_order_relaxed);
+    if (!l) {
+        struct sysinfo si;
+        l = sysinfo(&si) == 0 ? ((size_t)si.totalram + si.totalswap) * si.mem_unit : (size_t)1 << 40;
+        atomic_store_explicit(&limit, l, memory_order_relaxed);
+    }
+    return len > l;
 }
 
 static inline uintptr_t pg_down(uintptr_t a) { return a & ~(VM_PAGE - 1); }
@@ -166,6 +182,7 @@ static int reserve(void **addr, size_t size, uint32_t type, uint32_t prot, size_
         flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE |
                 ((giant ? 30 : 21) << MAP_HUGE_SHIFT);
     }
+    if (commit && commit_too_big(len)) return -ENOMEM;
     uint16_t ps = commit ? (uint16_t)(PS_COMMIT | prot) : 0;
     uint32_t rflags = (type & MEM_WRITE_WATCH ? VR_WRITE_WATCH : 0) | (lpage > VM_PAGE ? VR_LARGE : 0);
     if (rflags & VR_WRITE_WATCH || (prot & PAGE_GUARD)) {
@@ -195,6 +212,7 @@ static int commit_range(void **addr, size_t size, uint32_t prot)
 {
     uintptr_t start = pg_down((uintptr_t)*addr), end = pg_up((uintptr_t)*addr + size);
     if (end < start) return -EINVAL;
+    if (commit_too_big(end - start)) return -ENOMEM;
     vm_lock();
     struct vm_rec *r = rec_for_range(start, end);
     if (!r) { vm_unlock(); return -EADDRNOTAVAIL; }
