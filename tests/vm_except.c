@@ -66,7 +66,7 @@ static sigjmp_buf so_jb;
 static volatile DWORD so_code;
 static char so_stack[65536] __attribute__((aligned(16)));
 static void so_escape(void) { siglongjmp(so_jb, 1); }
-static LONG CALLBACK veh_so(EXCEPTION_POINTERS *ep)
+static __attribute__((unused)) LONG CALLBACK veh_so(EXCEPTION_POINTERS *ep)
 {
     if (ep->ExceptionRecord->ExceptionCode == (DWORD)STATUS_GUARD_PAGE_VIOLATION) return EXCEPTION_CONTINUE_EXECUTION;
     if (ep->ExceptionRecord->ExceptionCode != (DWORD)STATUS_STACK_OVERFLOW) return EXCEPTION_CONTINUE_SEARCH;
@@ -81,7 +81,7 @@ static int recurse(volatile char *p, int n)
     buf[0] = p ? p[0] : 0;
     return n ? recurse(buf, n - 1) + buf[0] : 0;
 }
-static void *so_thread(void *arg)
+static __attribute__((unused)) void *so_thread(void *arg)
 {
     /* a thread NSPA did not create gets its alternate stack at its first fault */
     char *g = VirtualAlloc(NULL, 4096, MEM_COMMIT, PAGE_READWRITE | PAGE_GUARD);
@@ -169,7 +169,12 @@ int main(void)
     CHECK(RemoveVectoredContinueHandler(h) == 0);
     CHECK(RemoveVectoredContinueHandler(ch) == 1);
 
-    /* stack overflow in a thread made with pthread_create */
+    /* stack overflow in a thread made with pthread_create. Not under ASan: the handler
+     * leaves thousands of recursion frames for a longjmp from a stack ASan does not know,
+     * so their poisoned redzones stay and ASan reports the next use of that memory */
+#if defined(__SANITIZE_ADDRESS__)
+    printf("not run under ASan: stack overflow recovery (see the comment)\n");
+#else
     void *hs = AddVectoredExceptionHandler(1, veh_so);
     pthread_t t;
     pthread_attr_t a;
@@ -179,6 +184,7 @@ int main(void)
     pthread_join(t, NULL);
     CHECK_EQ(so_code, (DWORD)STATUS_STACK_OVERFLOW);
     RemoveVectoredExceptionHandler(hs);
+#endif
     VirtualFree(na, 0, MEM_RELEASE);
     VirtualFree(rw, 0, MEM_RELEASE);
     return nspa_test_done();
