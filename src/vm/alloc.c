@@ -317,7 +317,8 @@ out:
     return e;
 }
 
-NSPA_EXPORT int nspa_vm_lock(void *addr, size_t size)
+/* VirtualLock / VirtualUnlock: the committed pages of one record, or any other mapping */
+static int lock_range(void *addr, size_t size, int lock)
 {
     if (!size) return -EINVAL;
     uintptr_t start = pg_down((uintptr_t)addr), end = pg_up((uintptr_t)addr + size);
@@ -326,38 +327,26 @@ NSPA_EXPORT int nspa_vm_lock(void *addr, size_t size)
     int e = 0;
     if (r) {
         size_t first = (start - r->base) / VM_PAGE, last = (end - r->base) / VM_PAGE;
-        if (end > r->base + r->size || !all_committed(r, first, last)) e = -EFAULT;
-        else if (mlock((void *)start, end - start)) e = -EAGAIN;
-        else set_states(r, first, last, PS_LOCKED, PS_LOCKED);
-    } else if (mlock((void *)start, end - start)) {
-        e = errno == ENOMEM && !vm_find_next(start, end) ? -EFAULT : -EAGAIN;
-    }
-    vm_unlock();
-    return e;
-}
-
-NSPA_EXPORT int nspa_vm_unlock(void *addr, size_t size)
-{
-    if (!size) return -EINVAL;
-    uintptr_t start = pg_down((uintptr_t)addr), end = pg_up((uintptr_t)addr + size);
-    vm_lock();
-    struct vm_rec *r = vm_find(start);
-    int e = 0;
-    if (r) {
-        size_t first = (start - r->base) / VM_PAGE, last = (end - r->base) / VM_PAGE;
-        if (end > r->base + r->size || !all_committed(r, first, last)) e = -EFAULT;
-        else {
+        if (end > r->base + r->size || !all_committed(r, first, last)) {
+            e = -EFAULT;
+        } else if (lock) {
+            if (mlock((void *)start, end - start)) e = -EAGAIN;
+            else set_states(r, first, last, PS_LOCKED, PS_LOCKED);
+        } else {
             for (size_t i = first; i < last; i++)
                 if (!(atomic_load(&r->pages[i]) & PS_LOCKED)) e = -ENOLCK;
             munlock((void *)start, end - start);
             set_states(r, first, last, PS_LOCKED, 0);
         }
-    } else if (munlock((void *)start, end - start)) {
-        e = -EFAULT;
+    } else if (lock ? mlock((void *)start, end - start) : munlock((void *)start, end - start)) {
+        e = lock && errno != ENOMEM ? -EAGAIN : -EFAULT;
     }
     vm_unlock();
     return e;
 }
+
+NSPA_EXPORT int nspa_vm_lock(void *addr, size_t size) { return lock_range(addr, size, 1); }
+NSPA_EXPORT int nspa_vm_unlock(void *addr, size_t size) { return lock_range(addr, size, 0); }
 
 NSPA_EXPORT int nspa_vm_write_watch(void *base, size_t size, int reset, void **pages, size_t *count)
 {

@@ -35,14 +35,7 @@ static pthread_once_t hlock_once = PTHREAD_ONCE_INIT;
 static __thread uintptr_t nest_sp[MAX_NEST];
 static __thread unsigned nest_n;
 
-static void hlock_init(void)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&hlock, &a);
-    pthread_mutexattr_destroy(&a);
-}
+static void hlock_init(void) { vm_pi_mutex_init(&hlock); }
 
 static void reclaim(void)
 {

@@ -35,14 +35,16 @@ NSPA_HIDDEN int vm_readers_idle(void) { return atomic_load_explicit(&readers, me
 
 /* ---- the writers' lock ------------------------------------------------------------------ */
 
-static void wlock_init(void)
+NSPA_HIDDEN void vm_pi_mutex_init(pthread_mutex_t *m)
 {
     pthread_mutexattr_t a;
     pthread_mutexattr_init(&a);
     pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&wlock, &a);
+    pthread_mutex_init(m, &a);
     pthread_mutexattr_destroy(&a);
 }
+
+static void wlock_init(void) { vm_pi_mutex_init(&wlock); }
 
 NSPA_HIDDEN void vm_lock(void)
 {
