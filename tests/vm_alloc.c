@@ -131,6 +131,16 @@ int main(void)
     CHECK_EQ(mi.State, MEM_COMMIT);
     CHECK_EQ(mi.Protect, PAGE_READWRITE);
     free(m);
+    /* VirtualAlloc2: an alignment requirement */
+    MEM_ADDRESS_REQUIREMENTS req = { NULL, NULL, 1u << 22 };
+    MEM_EXTENDED_PARAMETER ep = { { MemExtendedParameterAddressRequirements, 0 }, { 0 } };
+    ep.Pointer = &req;
+    char *al = VirtualAlloc2(NULL, NULL, 65536, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE, &ep, 1);
+    CHECK(al != NULL && ((uintptr_t)al & ((1u << 22) - 1)) == 0);
+    if (al) { al[0] = 1; CHECK(VirtualFree(al, 0, MEM_RELEASE)); }
+    req.Alignment = 65536 + 4096;            /* not a power of two */
+    CHECK(VirtualAlloc2(NULL, NULL, 65536, MEM_RESERVE, PAGE_READWRITE, &ep, 1) == NULL);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
     CHECK(FlushInstructionCache(GetCurrentProcess(), NULL, 0));
     return nspa_test_done();
 }

@@ -194,11 +194,14 @@ static int reserve(void **addr, size_t size, uint32_t type, uint32_t prot, size_
     /* the rest of the last 64 KiB granule stays reserved (PROT_NONE) so that nothing
      * else is placed there, as on Windows */
     size_t glen = (len + VM_GRAN - 1) & ~(VM_GRAN - 1);
+    int tail = lpage == VM_PAGE && glen > len && kprot != PROT_NONE;
+    /* with a tail, map it all PROT_NONE and open the used part: under mlockall
+     * (MCL_FUTURE, RT mode) an accessible tail would be populated for nothing */
     void *p = (lpage > VM_PAGE) ? mmap((void *)want, len, kprot, flags | (want ? MAP_FIXED_NOREPLACE : 0), -1, 0)
-                                : vm_map_aligned(base, glen, align, kprot, flags, -1, 0);
+                                : vm_map_aligned(base, glen, align, tail ? PROT_NONE : kprot, flags, -1, 0);
     if (p == MAP_FAILED)
         return errno == EEXIST ? -EADDRNOTAVAIL : (lpage > VM_PAGE ? -ENOSPC : -ENOMEM);
-    if (lpage == VM_PAGE && glen > len && kprot != PROT_NONE) mprotect((char *)p + len, glen - len, PROT_NONE);
+    if (tail) mprotect(p, len, kprot);
     vm_lock();
     int e = vm_add_record(p, len, prot, rflags, lpage, ps, NULL);
     vm_reclaim();
