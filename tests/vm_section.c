@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "nspa/vm.h"
@@ -125,6 +126,21 @@ int main(void)
     CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
     CHECK_EQ(sec_files(), 0);
     UnmapViewOfFile(nv);
+
+    /* a process killed while it holds the only handle: the sweep of the dead process
+     * frees the section and its backing file goes with it */
+    pid = fork();
+    if (pid == 0) {
+        HANDLE k = CreateFileMappingA(INVALID_HANDLE_VALUE, NULL, PAGE_READWRITE, 0, 65536, "vm-sec-killed");
+        if (!k) _exit(2);
+        kill(getpid(), SIGKILL);
+        _exit(3);
+    }
+    waitpid(pid, &st, 0);
+    CHECK(WIFSIGNALED(st));
+    CHECK(OpenFileMappingA(FILE_MAP_READ, FALSE, "vm-sec-killed") == NULL);   /* sweeps the dead */
+    CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
+    CHECK_EQ(sec_files(), 0);
 
     /* file-backed from a descriptor */
     char tmpl[] = "/tmp/nspa-vm-section-XXXXXX";
