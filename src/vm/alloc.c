@@ -113,7 +113,10 @@ NSPA_HIDDEN int vm_add_record(void *base, size_t size, uint32_t alloc_prot, uint
     return 0;
 }
 
-/* mprotect [first, last) pages to what their states say, one call per run */
+/* mprotect [first, last) pages to what their states say, one call per run. Called
+ * outside vm_lock (inside a reader section, which keeps the record): a page whose state
+ * changed meanwhile is synced again on its own (vm_sync_page's rule), so the last
+ * mprotect of anyone matches the last state. */
 static void sync_range(struct vm_rec *r, size_t first, size_t last)
 {
     if (r->lpage > VM_PAGE) {
@@ -126,8 +129,17 @@ static void sync_range(struct vm_rec *r, size_t first, size_t last)
         size_t j = i + 1;
         while (j < last && vm_ps_prot(r, atomic_load(&r->pages[j])) == p) j++;
         mprotect((void *)(r->base + i * VM_PAGE), (j - i) * VM_PAGE, p);
+        for (size_t k = i; k < j; k++)
+            if (vm_ps_prot(r, atomic_load(&r->pages[k])) != p) vm_sync_page(r, k);
         i = j;
     }
+}
+
+/* leave vm_lock but keep the record alive (a reader section) for a sync_range after */
+static void unlock_keep(void)
+{
+    vm_read_enter();
+    vm_unlock();
 }
 
 /* replace the bits in mask of pages [first, last) by val (CAS: the fault path changes
@@ -226,8 +238,9 @@ static int commit_range(void **addr, size_t size, uint32_t prot)
     size_t first = (start - r->base) / VM_PAGE, last = (end - r->base) / VM_PAGE;
     /* committing committed pages keeps their contents and sets the protection */
     set_states(r, first, last, PS_PROT_MASK | PS_COMMIT, (uint16_t)(PS_COMMIT | prot));
+    unlock_keep();
     sync_range(r, first, last);
-    vm_unlock();
+    vm_read_exit();
     *addr = (void *)start;
     return 0;
 }
@@ -278,8 +291,17 @@ NSPA_EXPORT int nspa_vm_free(void *addr, size_t size, uint32_t type)
         else {
             vm_unpublish(r);
             vm_place_hint(r->base, vm_rec_span(r));
-            vm_retire(r);
+            if (vm_readers_idle()) {
+                /* nobody can reach r any more: unmap outside the lock */
+                vm_unlock();
+                munmap((void *)r->base, vm_rec_span(r));
+                vm_lock();
+                vm_rec_free(r);
+            } else {
+                vm_retire(r);
+            }
         }
+        vm_reclaim();
         vm_unlock();
         return e;
     }
@@ -313,7 +335,10 @@ NSPA_EXPORT int nspa_vm_protect(void *addr, size_t size, uint32_t prot, uint32_t
         if ((prot & PAGE_GUARD) && (e = vm_fault_install())) goto out;
         *old = atomic_load(&r->pages[first]) & PS_PROT_MASK;
         set_states(r, first, last, PS_PROT_MASK, (uint16_t)prot);
+        unlock_keep();                        /* the system call outside the lock */
         sync_range(r, first, last);
+        vm_read_exit();
+        return 0;
     }
 out:
     vm_unlock();

@@ -125,7 +125,7 @@ NSPA_HIDDEN struct vm_rec *vm_rec_new(uintptr_t base, size_t size, uint32_t allo
     return r;
 }
 
-static void rec_free(struct vm_rec *r)
+NSPA_HIDDEN void vm_rec_free(struct vm_rec *r)
 {
     if (r->map_len == VM_PAGE && small_count < 256) {
         /* whatever the last user left in the states is cleared when it is reused */
@@ -176,7 +176,7 @@ NSPA_HIDDEN void vm_retire(struct vm_rec *r)
 {
     if (vm_readers_idle()) {                  /* seen after the unpublish: nobody holds r */
         munmap((void *)r->base, vm_rec_span(r));
-        rec_free(r);
+        vm_rec_free(r);
         vm_reclaim();
         return;
     }
@@ -196,7 +196,7 @@ NSPA_HIDDEN void vm_reclaim(void)
     while (r) {
         struct vm_rec *next = r->retired_next;
         munmap((void *)r->base, vm_rec_span(r));
-        rec_free(r);
+        vm_rec_free(r);
         r = next;
     }
 }

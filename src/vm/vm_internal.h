@@ -81,6 +81,8 @@ NSPA_HIDDEN struct vm_rec *vm_find_next(uintptr_t addr, uintptr_t limit);
 /* a new record (not published) for [base, base + size); NULL when out of memory */
 NSPA_HIDDEN struct vm_rec *vm_rec_new(uintptr_t base, size_t size, uint32_t alloc_prot,
                                       uint32_t flags, size_t lpage);
+/* give a record's header back (recycled or unmapped; under vm_lock) */
+NSPA_HIDDEN void vm_rec_free(struct vm_rec *r);
 /* publish / unpublish a record in the table (under vm_lock); 0 or -ENOMEM */
 NSPA_HIDDEN int vm_publish(struct vm_rec *r);
 NSPA_HIDDEN void vm_unpublish(struct vm_rec *r);
