@@ -81,6 +81,13 @@ static int recurse(volatile char *p, int n)
     buf[0] = p ? p[0] : 0;
     return n ? recurse(buf, n - 1) + buf[0] : 0;
 }
+/* a CreateThread thread: its alternate stack comes when it starts, no fault needed */
+static __attribute__((unused)) DWORD WINAPI so_win32_thread(LPVOID arg)
+{
+    if (sigsetjmp(so_jb, 1) == 0) recurse(NULL, 1 << 30);
+    return 0;
+}
+
 static __attribute__((unused)) void *so_thread(void *arg)
 {
     /* a thread NSPA did not create gets its alternate stack at its first fault */
@@ -182,6 +189,12 @@ int main(void)
     pthread_attr_setstacksize(&a, 256 * 1024);
     REQUIRE(pthread_create(&t, &a, so_thread, NULL) == 0);
     pthread_join(t, NULL);
+    CHECK_EQ(so_code, (DWORD)STATUS_STACK_OVERFLOW);
+    so_code = 0;
+    HANDLE wt = CreateThread(NULL, 256 * 1024, so_win32_thread, NULL, 0, NULL);
+    REQUIRE(wt != NULL);
+    CHECK_EQ(WaitForSingleObject(wt, 30000), WAIT_OBJECT_0);
+    CloseHandle(wt);
     CHECK_EQ(so_code, (DWORD)STATUS_STACK_OVERFLOW);
     RemoveVectoredExceptionHandler(hs);
 #endif

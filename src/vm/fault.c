@@ -16,9 +16,10 @@
  *
  * Stack overflow: each thread that uses exceptions runs its handlers on an alternate
  * signal stack of its own (64 KiB + a guard page), made when the thread calls an
- * exception API or nspa_vm_thread_init(), or at its first fault, and given back at
- * thread exit. A thread that overflows before it ever had one dies as it would
- * without NSPA (the kernel cannot deliver the signal).
+ * exception API or nspa_vm_thread_init(), when CreateThread starts it (if the process
+ * uses exceptions by then), or at its first fault, and given back at thread exit. A
+ * pthread_create thread that overflows before it ever had one dies as it would without
+ * NSPA (the kernel cannot deliver the signal).
  */
 #include <errno.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "vm/vm_internal.h"
+#include "vm/vm_api.h"
 #include "nspa/win32/windows.h"
 #include "nspa/win32/memoryapi.h"
 #include "nspa/win32/winnt_except.h"
@@ -66,6 +68,11 @@ NSPA_HIDDEN void vm_thread_altstack(void)
     alt_mem = m;
     /* glibc keeps the first 32 keys' values in the thread descriptor: no allocation */
     if (atomic_load(&installed) == 2) pthread_setspecific(alt_key, m);
+}
+
+NSPA_HIDDEN void nspa__vm_thread_start(void)
+{
+    if (atomic_load_explicit(&installed, memory_order_acquire) == 2) vm_thread_altstack();
 }
 
 NSPA_EXPORT int nspa_vm_thread_init(void)
