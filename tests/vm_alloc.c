@@ -112,6 +112,12 @@ int main(void)
     CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
     VirtualQuery(t, &mi, sizeof mi);
     CHECK_EQ(mi.State, MEM_COMMIT);       /* reset pages stay committed */
+    /* reserved pages may be reset too; a range past the allocation may not */
+    char *rr = VirtualAlloc(NULL, 65536, MEM_RESERVE, PAGE_READWRITE);
+    CHECK(VirtualAlloc(rr + 4096, 4096, MEM_RESET, PAGE_NOACCESS) == rr + 4096);
+    CHECK(VirtualAlloc(rr + 61440, 8192, MEM_RESET, PAGE_NOACCESS) == NULL);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_ADDRESS);
+    VirtualFree(rr, 0, MEM_RELEASE);
     CHECK(VirtualFree(t, 0, MEM_RELEASE));
 
     /* VirtualLock: committed pages only; Unlock of unlocked pages: ERROR_NOT_LOCKED */

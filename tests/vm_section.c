@@ -50,6 +50,14 @@ int main(void)
     cw[0] = 'c';
     CHECK(v1[0] == 0);
     CHECK(UnmapViewOfFile(cw));
+    /* access 0: a view with no access */
+    char *v0 = MapViewOfFile(s, 0, 0, 0, 4096);
+    CHECK(v0 != NULL);
+    if (v0) {
+        VirtualQuery(v0, &mi, sizeof mi);
+        CHECK_EQ(mi.Protect, PAGE_NOACCESS);
+        CHECK(UnmapViewOfFile(v0));
+    }
     /* errors */
     CHECK(MapViewOfFile(s, FILE_MAP_READ, 0, 4096, 0) == NULL);
     CHECK_EQ(GetLastError(), 1132 /* ERROR_MAPPED_ALIGNMENT */);

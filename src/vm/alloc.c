@@ -261,8 +261,9 @@ NSPA_EXPORT int nspa_vm_alloc(void **addr, size_t size, uint32_t type, uint32_t 
         vm_lock();
         struct vm_rec *r = rec_for_range(start, end);
         int e = 0;
-        if (!r || !all_committed(r, (start - r->base) / VM_PAGE, (end - r->base) / VM_PAGE)) e = -EADDRNOTAVAIL;
-        /* the pages' contents are no longer wanted: the kernel may take them back lazily */
+        /* inside one allocation, committed or not (as Windows); the pages' contents are no
+         * longer wanted: the kernel may take them back lazily */
+        if (!r) e = -EADDRNOTAVAIL;
         else if (!(r->flags & VR_VIEW)) madvise((void *)start, end - start, MADV_FREE);
         vm_unlock();
         if (!e) *addr = (void *)start;

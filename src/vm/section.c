@@ -179,7 +179,7 @@ NSPA_EXPORT int nspa_vm_map_view(nspa_obj_t section, uint32_t access, uint64_t o
     } else if (access & (FILE_MAP_READ | FILE_MAP_EXECUTE)) {
         vprot = exec ? PAGE_EXECUTE_READ : PAGE_READONLY;
     } else {
-        return -EINVAL;
+        vprot = PAGE_NOACCESS;                /* access 0: a view nobody may touch yet */
     }
     int reserve_only = (sprot & SEC_RESERVE) != 0;
     uint16_t ps = reserve_only ? 0 : (uint16_t)(PS_COMMIT | vprot);
