@@ -3,6 +3,8 @@
  * MEM_WRITE_WATCH: GetWriteWatch / ResetWriteWatch. */
 #include <windows.h>
 #include <pthread.h>
+#include <unistd.h>
+#include "nspa/vm.h"
 #include "nspa_test.h"
 
 static volatile LONG guard_hits;
@@ -106,6 +108,26 @@ int main(void)
     n = 8;
     GetWriteWatch(0, (void *)w, 4 * 4096, addrs, &n, &gran);
     CHECK_EQ(n, 0);
+    /* an empty buffer is a bad parameter */
+    n = 0;
+    CHECK(GetWriteWatch(0, (void *)w, 4 * 4096, addrs, &n, &gran) != 0);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
+    /* the kernel writing into a watched page: read() fails with EFAULT on the
+     * write-protected page unless the page is opened first (the I/O layer's hook) */
+    {
+        int fds[2];
+        REQUIRE(pipe(fds) == 0);
+        CHECK(write(fds[1], "abc", 3) == 3);
+        CHECK(read(fds[0], (void *)(w + 2 * 4096), 3) == -1);     /* EFAULT: not yet dirty */
+        nspa_vm_before_kernel_write((void *)(w + 2 * 4096), 3);
+        CHECK(read(fds[0], (void *)(w + 2 * 4096), 3) == 3);
+        n = 8;
+        GetWriteWatch(WRITE_WATCH_FLAG_RESET, (void *)w, 4 * 4096, addrs, &n, &gran);
+        CHECK_EQ(n, 1);
+        CHECK(addrs[0] == (void *)(w + 2 * 4096));
+        close(fds[0]);
+        close(fds[1]);
+    }
     /* not a write-watch region */
     char *plain = VirtualAlloc(NULL, 4096, MEM_COMMIT, PAGE_READWRITE);
     n = 8;

@@ -379,7 +379,9 @@ NSPA_EXPORT int nspa_vm_unlock(void *addr, size_t size) { return lock_range(addr
 
 NSPA_EXPORT int nspa_vm_write_watch(void *base, size_t size, int reset, void **pages, size_t *count)
 {
-    if (!count || (!pages && *count)) return -EFAULT;
+    if (!count) return -EFAULT;
+    if (!*count) return -EINVAL;              /* Windows: an empty buffer is a bad parameter */
+    if (!pages) return -EFAULT;
     uintptr_t start = pg_down((uintptr_t)base), end = pg_up((uintptr_t)base + size);
     if (!size) return -EINVAL;
     vm_lock();
@@ -413,4 +415,30 @@ NSPA_EXPORT int nspa_vm_reset_write_watch(void *base, size_t size)
     sync_range(r, first, last);
     vm_unlock();
     return 0;
+}
+
+NSPA_EXPORT void nspa_vm_before_kernel_write(void *addr, size_t len)
+{
+    /* The kernel writing into a watched page that is not dirty would get EFAULT (the page
+     * is write-protected to catch the first user write): count the write now and open
+     * the pages, as the first fault would. */
+    if (!len) return;
+    uintptr_t a = pg_down((uintptr_t)addr), end = pg_up((uintptr_t)addr + len);
+    vm_read_enter();
+    while (a < end) {
+        struct vm_rec *r = vm_find(a);
+        if (!r) { a += VM_PAGE; continue; }
+        uintptr_t stop = end < r->base + r->size ? end : r->base + r->size;
+        if (r->flags & VR_WRITE_WATCH) {
+            for (size_t i = (a - r->base) / VM_PAGE; i < (stop - r->base) / VM_PAGE; i++) {
+                uint16_t ps = atomic_load(&r->pages[i]);
+                if ((ps & PS_COMMIT) && !(ps & PS_DIRTY)) {
+                    atomic_fetch_or(&r->pages[i], PS_DIRTY);
+                    vm_sync_page(r, i);
+                }
+            }
+        }
+        a = stop;
+    }
+    vm_read_exit();
 }
