@@ -100,8 +100,13 @@ typedef struct DECLSPEC_ALIGN(16) _CONTEXT {
     DWORD64 LastExceptionToRip;
     DWORD64 LastExceptionFromRip;
 } CONTEXT, *PCONTEXT;
+#ifdef __cplusplus
+static_assert(sizeof(CONTEXT) == 1232, "CONTEXT has the SDK's x86_64 size");
+static_assert(__builtin_offsetof(CONTEXT, Rip) == 0xf8, "CONTEXT.Rip at the SDK's offset");
+#else
 _Static_assert(sizeof(CONTEXT) == 1232, "CONTEXT has the SDK's x86_64 size");
 _Static_assert(__builtin_offsetof(CONTEXT, Rip) == 0xf8, "CONTEXT.Rip at the SDK's offset");
+#endif
 
 typedef struct _EXCEPTION_RECORD {
     DWORD    ExceptionCode;
