@@ -7,8 +7,11 @@ nspa_add_test(locks_cs_basic_noinline SOURCES tests/locks_cs_basic.c WIN32 THREA
 target_compile_definitions(locks_cs_basic_noinline PRIVATE NSPA_NO_INLINE_LOCKS)
 nspa_add_test(locks_srw_semantics SOURCES tests/locks_srw_semantics.c WIN32 THREADED)
 nspa_add_test(locks_srw_stress SOURCES tests/locks_srw_stress.c WIN32 THREADED)
+nspa_add_test(locks_srw_layout SOURCES tests/locks_srw_layout.c WIN32 THREADED)
+nspa_add_test(locks_srw_unaligned SOURCES tests/locks_srw_unaligned.c WIN32 THREADED)
 nspa_add_test(locks_cond_semantics SOURCES tests/locks_cond_semantics.c WIN32 THREADED)
 nspa_add_test(locks_cond_stress SOURCES tests/locks_cond_stress.c WIN32 THREADED)
+nspa_add_test(locks_cond_unaligned SOURCES tests/locks_cond_unaligned.c WIN32 THREADED)
 nspa_add_test(locks_once SOURCES tests/locks_once.c WIN32 THREADED)
 nspa_add_test(locks_waitaddr SOURCES tests/locks_waitaddr.c WIN32 THREADED)
 # Real-time tests: they fill every core with SCHED_FIFO threads for a bounded time

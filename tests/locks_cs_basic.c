@@ -66,6 +66,7 @@ int main(int argc, char **argv)
     CHECK_EQ(cs.SpinCount, 100);
     CHECK_EQ(SetCriticalSectionSpinCount(&cs, 7), 100);
     DeleteCriticalSection(&cs);
+    CHECK(cs.DebugInfo == NULL);   /* Wine's test_crit_section: NULL after Delete */
 
     CHECK(InitializeCriticalSectionAndSpinCount(&cs, 0x1234));
     CHECK_EQ(cs.SpinCount, 0x1234);

@@ -1,5 +1,6 @@
 /* Bad input gets its documented error, never a crash and never a changed object:
- * closed, garbage and wrong-type handles, NULL pointers, bad counts and owners. */
+ * closed, garbage and wrong-type handles, NULL pointers, bad counts and owners (a wait's
+ * owner 0 and an alert of any type are valid, as in ntsync: sync_ntsync_answers.c). */
 #include "sync_util.h"
 
 int main(void)
@@ -49,7 +50,6 @@ int main(void)
     CHECK_EQ(nspa_sem_read(e, &sa), -EINVAL);
     CHECK_EQ(nspa_mutex_read(s, &ma), -EINVAL);
     CHECK_EQ(nspa_event_read(m, &ea), -EINVAL);
-    CHECK_EQ(wait_any_ms(&s, 1, 1, 0, s, NULL), -EINVAL);   /* alert must be an event */
     CHECK_EQ(sem_count(s), 1);
     CHECK_EQ(event_signaled(e), 1);
     /* NULL pointers */
@@ -72,8 +72,6 @@ int main(void)
     for (int i = 0; i < 65; i++) many[i] = s;
     CHECK_EQ(wait_any_ms(many, 65, 1, 0, 0, NULL), -EINVAL);
     CHECK_EQ(wait_all_ms(many, 65, 1, 0, 0, NULL), -EINVAL);
-    CHECK_EQ(wait_any_ms(&s, 1, 0, 0, 0, NULL), -EINVAL);            /* owner 0 */
-    CHECK_EQ(wait_all_ms(&s, 1, 0, 0, 0, NULL), -EINVAL);
     nspa_obj_t d2[2] = { s, s };
     CHECK_EQ(wait_all_ms(d2, 2, 1, 0, 0, NULL), -EINVAL);              /* duplicates */
     CHECK_EQ(sem_count(s), 1);

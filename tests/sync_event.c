@@ -39,8 +39,11 @@ int main(void)
     struct nspa_event_args a;
     uint32_t prev;
 
-    a = (struct nspa_event_args){ 2, 0 };
-    CHECK_EQ(nspa_create_event(&a, NULL, &e), -EINVAL);
+    a = (struct nspa_event_args){ 2, 0 };   /* non-zero is true (ntsync) */
+    CHECK_EQ(nspa_create_event(&a, NULL, &e), 0);
+    CHECK_EQ(nspa_event_read(e, &a), 0);
+    CHECK_EQ(a.manual, 1);
+    CHECK_EQ(nspa_close(e), 0);
 
     for (int manual = 0; manual < 2; manual++) {
         e = mk_event(manual, 0);

@@ -1,23 +1,6 @@
 /* Mutex rules of sync-semantics.md on the nspa_ layer. */
 #include "sync_util.h"
 
-static int mread(nspa_obj_t m, uint32_t *owner, uint32_t *count)
-{
-    struct nspa_mutex_args a = { 77, 77 };
-    int r = nspa_mutex_read(m, &a);
-    *owner = a.owner;
-    *count = a.count;
-    return r;
-}
-
-static int unlock(nspa_obj_t m, uint32_t owner, uint32_t *prev)
-{
-    struct nspa_mutex_args a = { owner, 0 };
-    int r = nspa_mutex_unlock(m, &a);
-    if (prev) *prev = a.count;
-    return r;
-}
-
 int main(void)
 {
     struct nspa_mutex_args a;
@@ -30,27 +13,27 @@ int main(void)
     a = (struct nspa_mutex_args){ 0, 2 };
     CHECK_EQ(nspa_create_mutex(&a, NULL, &m), -EINVAL);
     m = mk_mutex(5, 2);
-    CHECK_EQ(mread(m, &o, &c), 0);
+    CHECK_EQ(mutex_state(m, &o, &c), 0);
     CHECK_EQ(o, 5);
     CHECK_EQ(c, 2);
 
     /* unlock: owner 0 invalid; others and unowned: EPERM; returns previous count */
-    CHECK_EQ(unlock(m, 0, NULL), -EINVAL);
-    CHECK_EQ(unlock(m, 6, NULL), -EPERM);
-    CHECK_EQ(unlock(m, 5, &prev), 0);
+    CHECK_EQ(mutex_unlock_as(m, 0, NULL), -EINVAL);
+    CHECK_EQ(mutex_unlock_as(m, 6, NULL), -EPERM);
+    CHECK_EQ(mutex_unlock_as(m, 5, &prev), 0);
     CHECK_EQ(prev, 2);
-    CHECK_EQ(unlock(m, 5, &prev), 0);
+    CHECK_EQ(mutex_unlock_as(m, 5, &prev), 0);
     CHECK_EQ(prev, 1);
-    CHECK_EQ(mread(m, &o, &c), 0);
+    CHECK_EQ(mutex_state(m, &o, &c), 0);
     CHECK_EQ(o, 0);
     CHECK_EQ(c, 0);
-    CHECK_EQ(unlock(m, 5, NULL), -EPERM);
+    CHECK_EQ(mutex_unlock_as(m, 5, NULL), -EPERM);
 
     /* acquire and recursion: signaled for its owner */
     CHECK_EQ(wait_any_ms(&m, 1, 9, 0, 0, NULL), 0);
     CHECK_EQ(wait_any_ms(&m, 1, 9, 0, 0, NULL), 0);
     CHECK_EQ(wait_any_ms(&m, 1, 8, 0, 0, NULL), -ETIMEDOUT);
-    CHECK_EQ(mread(m, &o, &c), 0);
+    CHECK_EQ(mutex_state(m, &o, &c), 0);
     CHECK_EQ(o, 9);
     CHECK_EQ(c, 2);
 
@@ -59,19 +42,19 @@ int main(void)
     CHECK_EQ(nspa_mutex_kill(m, 8), -EPERM);
     CHECK_EQ(nspa_mutex_kill(m, 9), 0);
     /* read of an abandoned mutex: owner 0, count 0, EOWNERDEAD, repeatably */
-    CHECK_EQ(mread(m, &o, &c), -EOWNERDEAD);
+    CHECK_EQ(mutex_state(m, &o, &c), -EOWNERDEAD);
     CHECK_EQ(o, 0);
     CHECK_EQ(c, 0);
-    CHECK_EQ(mread(m, &o, &c), -EOWNERDEAD);
+    CHECK_EQ(mutex_state(m, &o, &c), -EOWNERDEAD);
     CHECK_EQ(nspa_mutex_kill(m, 9), -EPERM);   /* unowned now */
     /* next acquire: owner, count 1, abandoned reported and cleared */
     uint32_t idx = 99;
     CHECK_EQ(wait_any_ms(&m, 1, 3, 0, 0, &idx), -EOWNERDEAD);
     CHECK_EQ(idx, 0);
-    CHECK_EQ(mread(m, &o, &c), 0);
+    CHECK_EQ(mutex_state(m, &o, &c), 0);
     CHECK_EQ(o, 3);
     CHECK_EQ(c, 1);
-    CHECK_EQ(unlock(m, 3, NULL), 0);
+    CHECK_EQ(mutex_unlock_as(m, 3, NULL), 0);
 
     /* abandoned through the slow path (a waiter present) */
     nspa_obj_t m2 = mk_mutex(4, 1);
@@ -79,29 +62,29 @@ int main(void)
     nspa_obj_t objs[2] = { mk_event(0, 0), m2 };
     CHECK_EQ(wait_any_ms(objs, 2, 6, 0, 0, &idx), -EOWNERDEAD);
     CHECK_EQ(idx, 1);
-    CHECK_EQ(mread(m2, &o, &c), 0);
+    CHECK_EQ(mutex_state(m2, &o, &c), 0);
     CHECK_EQ(o, 6);
 
     /* count UINT32_MAX: the owner's further wait does not succeed */
     nspa_obj_t full = mk_mutex(7, UINT32_MAX);
-    CHECK_EQ(mread(full, &o, &c), 0);
+    CHECK_EQ(mutex_state(full, &o, &c), 0);
     CHECK_EQ(c, UINT32_MAX);
     CHECK_EQ(wait_any_ms(&full, 1, 7, 0, 0, NULL), -ETIMEDOUT);
     CHECK_EQ(wait_any_ms(&full, 1, 7, 20, 0, NULL), -ETIMEDOUT);
-    CHECK_EQ(unlock(full, 7, &prev), 0);
+    CHECK_EQ(mutex_unlock_as(full, 7, &prev), 0);
     CHECK_EQ(prev, UINT32_MAX);
     CHECK_EQ(wait_any_ms(&full, 1, 7, 0, 0, NULL), 0);
-    CHECK_EQ(mread(full, &o, &c), 0);
+    CHECK_EQ(mutex_state(full, &o, &c), 0);
     CHECK_EQ(c, UINT32_MAX);
     /* counts around the fast/slow boundary stay exact */
     nspa_obj_t edge = mk_mutex(2, 0x3ffffffd);
     CHECK_EQ(wait_any_ms(&edge, 1, 2, 0, 0, NULL), 0);
     CHECK_EQ(wait_any_ms(&edge, 1, 2, 0, 0, NULL), 0);
     CHECK_EQ(wait_any_ms(&edge, 1, 2, 0, 0, NULL), 0);
-    CHECK_EQ(mread(edge, &o, &c), 0);
+    CHECK_EQ(mutex_state(edge, &o, &c), 0);
     CHECK_EQ(c, 0x40000000);
-    for (int i = 0; i < 4; i++) CHECK_EQ(unlock(edge, 2, NULL), 0);
-    CHECK_EQ(mread(edge, &o, &c), 0);
+    for (int i = 0; i < 4; i++) CHECK_EQ(mutex_unlock_as(edge, 2, NULL), 0);
+    CHECK_EQ(mutex_state(edge, &o, &c), 0);
     CHECK_EQ(c, 0x3ffffffc);
 
     return nspa_test_done();

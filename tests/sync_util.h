@@ -55,6 +55,25 @@ static inline int wait_all_ms(const nspa_obj_t *objs, uint32_t n, uint32_t owner
     return r;
 }
 
+/* a mutex's owner and count (the read's result: 0 or -EOWNERDEAD) */
+static inline int mutex_state(nspa_obj_t m, uint32_t *owner, uint32_t *count)
+{
+    struct nspa_mutex_args a = { 77, 77 };
+    int r = nspa_mutex_read(m, &a);
+    *owner = a.owner;
+    *count = a.count;
+    return r;
+}
+
+/* unlock on behalf of @owner; *prev (optional) receives the previous count */
+static inline int mutex_unlock_as(nspa_obj_t m, uint32_t owner, uint32_t *prev)
+{
+    struct nspa_mutex_args a = { owner, 0 };
+    int r = nspa_mutex_unlock(m, &a);
+    if (prev) *prev = a.count;
+    return r;
+}
+
 static inline uint32_t sem_count(nspa_obj_t s)
 {
     struct nspa_sem_args a;

@@ -2,6 +2,7 @@
 set(NSPA_UNICODE_REF ${PROJECT_SOURCE_DIR}/src/unicode/ref/unicode_ref.c)
 nspa_add_test(unicode_win10_vectors SOURCES tests/unicode_win10_vectors.c WIN32)
 nspa_add_test(unicode_rtl SOURCES tests/unicode_rtl.c WIN32)
+nspa_add_test(unicode_case_windows SOURCES tests/unicode_case_windows.c WIN32)
 nspa_add_test(unicode_upcase_table SOURCES tests/unicode_upcase_table.c ${NSPA_UNICODE_REF})
 nspa_add_test(unicode_isa SOURCES tests/unicode_isa.c)
 nspa_add_test(unicode_difftest SOURCES tests/unicode_difftest.c ${NSPA_UNICODE_REF} TIMEOUT 200)

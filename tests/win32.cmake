@@ -9,6 +9,7 @@ nspa_add_test(win32_wait_all SOURCES tests/win32_wait_all.c WIN32 THREADED TIMEO
 nspa_add_test(win32_signal_and_wait SOURCES tests/win32_signal_and_wait.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(win32_handles SOURCES tests/win32_handles.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(win32_handle_info SOURCES tests/win32_handle_info.c WIN32 TIMEOUT 60)
+nspa_add_test(win32_handle_tagbits SOURCES tests/win32_handle_tagbits.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_named SOURCES tests/win32_named.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_thread SOURCES tests/win32_thread.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(win32_apc SOURCES tests/win32_apc.c WIN32 THREADED TIMEOUT 60)

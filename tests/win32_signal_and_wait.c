@@ -77,7 +77,7 @@ static void test_signal_errors(void)
 
 static void test_wait_errors(void)
 {
-    HANDLE bad[] = { NULL, NULL, (HANDLE)(uintptr_t)0x7777770, (HANDLE)(uintptr_t)5 };
+    HANDLE bad[] = { NULL, NULL, (HANDLE)(uintptr_t)0x7777770, (HANDLE)(uintptr_t)0x6666661 };   /* tag bits ignored: NT */
     for (size_t i = 0; i < ARRAYSIZE(bad); i++) {
         HANDLE e = CreateEventA(NULL, TRUE, FALSE, NULL);
         HANDLE s = CreateSemaphoreA(NULL, 0, 1, NULL);

@@ -74,8 +74,8 @@ struct nspa_wait_args {
     uint32_t count;          /* 0..NSPA_MAX_WAIT_OBJECTS */
     uint32_t index;          /* out: index of the acquired object; count = the alert */
     uint32_t flags;          /* NSPA_WAIT_REALTIME */
-    uint32_t owner;          /* owner id for mutexes; must not be 0 */
-    nspa_obj_t alert;        /* optional alert event, 0 for none */
+    uint32_t owner;          /* owner id for mutexes (0 is accepted, as by ntsync) */
+    nspa_obj_t alert;        /* optional alert object (any type), 0 for none */
     uint32_t pad;
 };
 
@@ -124,7 +124,8 @@ const char *nspa_namespace_path(void);
  *   Returns 0 when a new object was created, NSPA_EXISTED (a positive value) when an
  *   existing named object was opened, or:
  *   -EINVAL  semaphore count > max; mutex owner and count not both zero or both
- *            non-zero; event flags other than 0/1; a bad name;
+ *            non-zero; a bad name (event flags: any non-zero value is true, and
+ *            reads back as 1, as in ntsync);
  *   -EEXIST  the name exists with another object type (Win32: ERROR_INVALID_HANDLE);
  *   -ENOMEM  out of memory;
  *   -EMFILE  the process's handle table is full;
@@ -220,12 +221,14 @@ int nspa_event_read(nspa_obj_t event, struct nspa_event_args *args);
 
 /*
  * nspa_wait_any - NTSYNC_IOC_WAIT_ANY
- *   Acquires exactly one object: the lowest index that is signaled; the alert event
- *   (if any) is checked last and reported as index = count. Duplicates are allowed.
+ *   Acquires exactly one object: the lowest index that is signaled; the alert (if any:
+ *   an object of any type, acquired like the others when it ends the wait) is checked
+ *   last and reported as index = count. Duplicates are allowed. Owner 0 is a valid
+ *   owner (a mutex taken by owner 0 keeps owner 0 with its count raised, as ntsync).
  *   Waiters are served highest scheduler priority first, FIFO among equals.
  *   Returns 0 with args->index set; -EOWNERDEAD with index set when the acquired
  *   mutex was abandoned (it is acquired all the same); -ETIMEDOUT; -EINVAL (count >
- *   64, owner 0, bad flags); -EBADF/-EINVAL for bad handles; -EFAULT.
+ *   64, bad flags, pad); -EBADF/-EINVAL for bad handles; -EFAULT.
  *   Signals do not interrupt a wait (SA_RESTART or not): NT waits are not EINTR-able.
  *
  * nspa_wait_all - NTSYNC_IOC_WAIT_ALL

@@ -71,7 +71,9 @@ size_t nspa_utf16_to_utf8(const uint16_t *src, size_t srclen, char *dst, size_t 
 
 /* nspa_upcase - Windows' uppercase of one UTF-16 unit (RtlUpcaseUnicodeChar): the simple
  * uppercase mapping of the Unicode Character Database (the version is
- * nspa_unicode_version()), unit by unit, no locale, surrogates unchanged. */
+ * nspa_unicode_version()) when it round-trips through the simple lowercase mapping, as
+ * in Windows' table (so U+00B5, U+0131, U+017F, U+03C2 ... map to themselves); unit by
+ * unit, no locale, surrogates unchanged. */
 uint16_t nspa_upcase(uint16_t c);
 
 /* nspa_compare_utf16 - ordinal comparison (RtlCompareUnicodeStrings).

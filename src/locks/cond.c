@@ -7,7 +7,18 @@
  * With a PI section, waiters sleep in FUTEX_WAIT_REQUEUE_PI and wakers use
  * FUTEX_CMP_REQUEUE_PI: the kernel moves woken waiters onto the section's PI futex in
  * priority order (the highest one takes the lock if it is free), so nobody stampedes
- * and a waiter blocked there boosts the section's owner. */
+ * and a waiter blocked there boosts the section's owner.
+ *
+ * A condition variable at an address that is not 8-byte aligned (Windows accepts any
+ * address; Wine's conformance test uses one at offset 1 of a packed struct) cannot be
+ * its own futex word: the futex call wants 4-byte alignment, and a 64-bit atomic on
+ * such an address may straddle a cache line (a split lock: slow, and trapped by
+ * kernels with split_lock_detect). Its state lives in a parking word picked by hashing
+ * the address (cv_park); its own memory is never written. Several such variables may
+ * share a parking word, so every wake of one wakes all the parking word's sleepers (a
+ * spurious wake is allowed, a lost one is not), and they never requeue (one futex must
+ * not mix requeue-PI and plain waiters). */
+#include <string.h>
 #include "nspa/win32/windows.h"
 #include "nspa/sync.h"
 #include "locks/cs_impl.h"
@@ -22,6 +33,20 @@ _Static_assert(sizeof(nspa_cond_t) == sizeof(CONDITION_VARIABLE), "cond size");
 #define CV_ID_SHIFT 48
 
 static inline _Atomic uint64_t *cv_word(nspa_cond_t *c) { return (_Atomic uint64_t *)&c->ptr; }
+
+#define CV_PARKS 64
+static struct { nspa_cond_t c; char pad[56]; } cv_park[CV_PARKS] __attribute__((aligned(64)));
+
+static inline int cv_unaligned(const void *p) { return ((uintptr_t)p & 7) != 0; }
+
+/* The word a condition variable really uses: itself, or its parking word. */
+static inline nspa_cond_t *cv_of(void *p)
+{
+    if (__builtin_expect(!cv_unaligned(p), 1))
+        return p;
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+    return &cv_park[h >> 58].c;
+}
 
 /* Registers a waiter; returns the sequence to sleep on. */
 static uint32_t cv_register(nspa_cond_t *c, unsigned id)
@@ -92,9 +117,10 @@ static inline int cv_result(nspa_cond_t *c, uint32_t seq, long r)
     return 0;
 }
 
-NSPA_EXPORT int nspa_cond_wait_cs(nspa_cond_t *c, nspa_cs_t *cs, const struct timespec *abs)
+NSPA_EXPORT int nspa_cond_wait_cs(nspa_cond_t *cv, nspa_cs_t *cs, const struct timespec *abs)
 {
-    unsigned id = cs_is_pi(cs) ? cs_reg_id(cs) : 0;
+    nspa_cond_t *c = cv_of(cv);
+    unsigned id = cs_is_pi(cs) && c == cv ? cs_reg_id(cs) : 0;
     uint32_t seq = cv_register(c, id);
     long r;
     int32_t saved = cs->recursion;
@@ -125,9 +151,10 @@ NSPA_EXPORT int nspa_cond_wait_cs(nspa_cond_t *c, nspa_cs_t *cs, const struct ti
     return cv_result(c, seq, r);
 }
 
-NSPA_EXPORT int nspa_cond_wait_srw(nspa_cond_t *c, nspa_srw_t *l, int shared,
+NSPA_EXPORT int nspa_cond_wait_srw(nspa_cond_t *cv, nspa_srw_t *l, int shared,
                                    const struct timespec *abs)
 {
+    nspa_cond_t *c = cv_of(cv);
     uint32_t seq = cv_register(c, 0);
     long r;
     if (shared)
@@ -143,8 +170,10 @@ NSPA_EXPORT int nspa_cond_wait_srw(nspa_cond_t *c, nspa_srw_t *l, int shared,
     return cv_result(c, seq, r);
 }
 
-static void cv_wake(nspa_cond_t *c, int all)
+static void cv_wake(nspa_cond_t *cv, int all)
 {
+    nspa_cond_t *c = cv_of(cv);
+    all |= c != cv;                 /* a shared parking word: wake all its sleepers */
     _Atomic uint64_t *w = cv_word(c);
     uint64_t v = atomic_load_explicit(w, memory_order_seq_cst), n;
     if (!(v & CV_WAITERS))
@@ -182,7 +211,10 @@ static BOOL cv_win32_result(int r)
     return TRUE;
 }
 
-NSPA_EXPORT void WINAPI InitializeConditionVariable(PCONDITION_VARIABLE cv) { cv->Ptr = NULL; }
+NSPA_EXPORT void WINAPI InitializeConditionVariable(PCONDITION_VARIABLE cv)
+{
+    memset((void *)cv, 0, sizeof(*cv));   /* any alignment */
+}
 
 NSPA_EXPORT BOOL WINAPI SleepConditionVariableCS(PCONDITION_VARIABLE cv, PCRITICAL_SECTION cs, DWORD ms)
 {

@@ -1,6 +1,8 @@
-/* SRW locks: writer-preferring reader/writer lock on one 64-bit word (srw_impl.h).
+/* SRW locks: writer-preferring reader/writer lock on one 64-bit word in Windows' layout
+ * (srw_impl.h).
  * A bounded spin (256 by default) precedes sleeping; threads at real-time priority skip
  * it, decided per thread from the RT cache. */
+#include <string.h>
 #include "nspa/win32/windows.h"
 #include "locks/srw_impl.h"
 #include "rt/rt_internal.h"
@@ -14,8 +16,43 @@ static inline unsigned spin_budget(void)
     return nspa_rt_self_is_rt() ? 0 : atomic_load_explicit(&srw_spin, memory_order_relaxed);
 }
 
-static inline void *low_half(nspa_srw_t *l) { return (void *)&l->ptr; }
-static inline void *high_half(nspa_srw_t *l) { return (char *)&l->ptr + 4; }
+static inline void *low_half(nspa_srw_t *l) { return (void *)l; }
+static inline void *high_half(nspa_srw_t *l) { return (char *)l + 4; }
+
+/* Parking words of unaligned locks (srw_impl.h): a sequence per cache line. */
+#define SRW_PARKS 64
+static struct { _Atomic uint32_t seq; char pad[60]; } srw_park[SRW_PARKS] __attribute__((aligned(64)));
+
+static inline _Atomic uint32_t *park_of(nspa_srw_t *l)
+{
+    return &srw_park[((uint64_t)(uintptr_t)l * 0x9e3779b97f4a7c15ull) >> 58].seq;
+}
+
+NSPA_HIDDEN void nspa_srw_park_wake(nspa_srw_t *l)
+{
+    _Atomic uint32_t *p = park_of(l);
+    /* the word's change is ordered before the bump by a sequentially consistent RMW on
+     * the word (a fence would do, but TSan does not model fences) */
+    atomic_fetch_or_explicit(srw_word(l), 0, memory_order_seq_cst);
+    atomic_fetch_add_explicit(p, 1, memory_order_seq_cst);
+    nspa_futex_wake_n(p, INT_MAX, 0);
+}
+
+/* Sleep until the lock word may have changed from @s: on the @half (aligned), or on
+ * the parking word, whose sequence is read before the word is looked at again (a
+ * waker changes the word, then bumps the sequence). */
+static void srw_sleep(nspa_srw_t *l, void *half, uint32_t val, uint64_t s)
+{
+    if (likely(!srw_unaligned(l))) {
+        nspa_futex_wait_abs(half, val, NULL, CLOCK_MONOTONIC, 0);
+        return;
+    }
+    _Atomic uint32_t *p = park_of(l);
+    uint32_t seq = atomic_load_explicit(p, memory_order_seq_cst);
+    if (atomic_load_explicit(srw_word(l), memory_order_seq_cst) != s)
+        return;
+    nspa_futex_wait_abs(p, seq, NULL, CLOCK_MONOTONIC, 0);
+}
 
 NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
 {
@@ -24,8 +61,8 @@ NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
     int registered = 0;
     uint64_t s = atomic_load_explicit(w, memory_order_relaxed);
     for (;;) {
-        if (!(s & SRW_LOW)) {
-            uint64_t n = (s | SRW_WRITER) - (registered ? SRW_WWAIT_ONE : 0);
+        if (!(s & SRW_LOCKED)) {
+            uint64_t n = srw_fix_waiting((s | SRW_LOCKED) - (registered ? SRW_WWAIT_ONE : 0));
             if (atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_acquire,
                                                       memory_order_relaxed))
                 return;
@@ -33,11 +70,12 @@ NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
         }
         if (!registered) {
             /* announce ourselves: from now on new readers wait */
-            if (!atomic_compare_exchange_weak_explicit(w, &s, s + SRW_WWAIT_ONE,
-                                                       memory_order_relaxed, memory_order_relaxed))
+            uint64_t n = (s + SRW_WWAIT_ONE) | SRW_WAITING;
+            if (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_relaxed,
+                                                       memory_order_relaxed))
                 continue;
             registered = 1;
-            s += SRW_WWAIT_ONE;
+            s = n;
             continue;
         }
         if (spin) {
@@ -46,7 +84,7 @@ NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
             s = atomic_load_explicit(w, memory_order_relaxed);
             continue;
         }
-        nspa_futex_wait_abs(low_half(l), (uint32_t)s, NULL, CLOCK_MONOTONIC, 0);
+        srw_sleep(l, low_half(l), (uint32_t)s, s);
         s = atomic_load_explicit(w, memory_order_relaxed);
     }
 }
@@ -57,8 +95,8 @@ NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l)
     unsigned spin = spin_budget();
     uint64_t s = atomic_load_explicit(w, memory_order_relaxed);
     for (;;) {
-        if (!(s & (SRW_WRITER | SRW_WWAIT_MASK))) {
-            if (atomic_compare_exchange_weak_explicit(w, &s, s + SRW_READER, memory_order_acquire,
+        if (srw_shared_ok(s)) {
+            if (atomic_compare_exchange_weak_explicit(w, &s, srw_add_shared(s), memory_order_acquire,
                                                       memory_order_relaxed))
                 return;
             continue;
@@ -70,12 +108,13 @@ NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l)
             continue;
         }
         if (!(s & SRW_RSLEEP)) {
-            if (!atomic_compare_exchange_weak_explicit(w, &s, s | SRW_RSLEEP, memory_order_relaxed,
+            uint64_t n = s | SRW_RSLEEP | SRW_WAITING;
+            if (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_relaxed,
                                                        memory_order_relaxed))
                 continue;
-            s |= SRW_RSLEEP;
+            s = n;
         }
-        nspa_futex_wait_abs(high_half(l), (uint32_t)(s >> 32), NULL, CLOCK_MONOTONIC, 0);
+        srw_sleep(l, high_half(l), (uint32_t)(s >> 32), s);
         s = atomic_load_explicit(w, memory_order_relaxed);
     }
 }
@@ -86,12 +125,16 @@ NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l, uint64_t s)
     _Atomic uint64_t *w = srw_word(l);
     uint64_t n;
     do {
-        n = s & ~SRW_WRITER;
+        n = s & ~SRW_LOCKED;
         if (!(s & SRW_WWAIT_MASK))
             n &= ~SRW_RSLEEP;
+        n = srw_fix_waiting(n);
     } while (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_release,
                                                     memory_order_relaxed));
-    if (s & SRW_WWAIT_MASK)
+    if (unlikely(srw_unaligned(l))) {
+        if (s & (SRW_WWAIT_MASK | SRW_RSLEEP))
+            nspa_srw_park_wake(l);                   /* all; they sort it out */
+    } else if (s & SRW_WWAIT_MASK)
         nspa_futex_wake_n(low_half(l), 1, 0);        /* hand over to the next writer */
     else if (s & SRW_RSLEEP)
         nspa_futex_wake_n(high_half(l), INT_MAX, 0); /* let every reader in */
@@ -110,7 +153,7 @@ NSPA_EXPORT unsigned nspa_srw_set_spin(unsigned spin)
 }
 
 /* ---- Win32 ---- */
-NSPA_EXPORT void WINAPI InitializeSRWLock(PSRWLOCK lock) { lock->Ptr = NULL; }
+NSPA_EXPORT void WINAPI InitializeSRWLock(PSRWLOCK lock) { memset((void *)lock, 0, sizeof(*lock)); }
 NSPA_EXPORT void WINAPI AcquireSRWLockExclusive(PSRWLOCK lock) { srw_lock_exclusive_inline((nspa_srw_t *)lock); }
 NSPA_EXPORT void WINAPI AcquireSRWLockShared(PSRWLOCK lock) { srw_lock_shared_inline((nspa_srw_t *)lock); }
 NSPA_EXPORT void WINAPI ReleaseSRWLockExclusive(PSRWLOCK lock) { srw_unlock_exclusive_inline((nspa_srw_t *)lock); }

@@ -1,34 +1,62 @@
-/* Internal: SRW lock state, one 64-bit word in SRWLOCK.Ptr.
- *   bits  0..30  active readers
- *   bit  31      a writer holds the lock
+/* Internal: SRW lock state, one 64-bit word in SRWLOCK.Ptr, in Windows' layout
+ * (ntdll's RTL_SRWLOCK bit fields: Locked, Waiting, Waking, MultipleShared, Shared):
+ *   bit  0       Locked: held, exclusively or shared (a lock word of 1 is one writer)
+ *   bit  1       Waiting: somebody waits (bits 32..63 are not zero)
+ *   bits 2, 3    Waking, MultipleShared: Windows' own wake protocol; always 0 here
+ *   bits 4..31   Shared: the number of shared owners (0 with Locked set: exclusive)
  *   bits 32..62  writers waiting (registered sleepers/spinners)
  *   bit  63      readers are (or may be) sleeping
+ * Programs read the word (Wine's conformance test sets 1 and expects 0 after an
+ * exclusive release, because an application checks it); with nobody waiting it is
+ * exactly Windows' value: 0 free, 1 exclusive, 0x11, 0x21, ... shared by 1, 2, ...
+ * Where Windows keeps a pointer to its wait blocks in bits 4..63 while Waiting is set,
+ * NSPA keeps the shared count and its waiter counts (no allocation, no list).
  * Writers sleep on the low 32-bit half, readers on the high half (x86-64 is little
- * endian, so the halves are at byte offsets 0 and 4). */
+ * endian, so the halves are at byte offsets 0 and 4). A lock at an address that is not
+ * 8-byte aligned (Windows allows it on x86; Wine's test_srwlock_base runs on one) cannot
+ * be a futex word: its sleepers wait on a hashed parking word instead, and every wake
+ * of such a lock bumps the parking word and wakes all its sleepers (srw.c). */
 #ifndef NSPA_LOCKS_SRW_IMPL_H
 #define NSPA_LOCKS_SRW_IMPL_H
 #include "nspa/locks.h"
 #include "locks/futex.h"
 
-#define SRW_READER      1ull
-#define SRW_READERS     0x7fffffffull
-#define SRW_WRITER      0x80000000ull
-#define SRW_LOW         0xffffffffull
+#define SRW_LOCKED      1ull
+#define SRW_WAITING     2ull
+#define SRW_SHARED_ONE  0x10ull
+#define SRW_SHARED_MASK 0xfffffff0ull
 #define SRW_WWAIT_ONE   (1ull << 32)
 #define SRW_WWAIT_MASK  (0x7fffffffull << 32)
 #define SRW_RSLEEP      (1ull << 63)
 
+/* Waiting mirrors "anybody registered in the high half" */
+static inline uint64_t srw_fix_waiting(uint64_t s)
+{
+    return (s >> 32) ? s | SRW_WAITING : s & ~SRW_WAITING;
+}
+
+/* held exclusively: locked with no shared owner */
+static inline int srw_exclusive(uint64_t s) { return (s & SRW_LOCKED) && !(s & SRW_SHARED_MASK); }
+
+/* a shared acquisition may go: no writer holds it, none waits */
+static inline int srw_shared_ok(uint64_t s) { return !srw_exclusive(s) && !(s & SRW_WWAIT_MASK); }
+
+static inline uint64_t srw_add_shared(uint64_t s) { return (s + SRW_SHARED_ONE) | SRW_LOCKED; }
+
 NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l);
+NSPA_HIDDEN void nspa_srw_park_wake(nspa_srw_t *l);
 NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l);
 NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l, uint64_t old);
 
-static inline _Atomic uint64_t *srw_word(nspa_srw_t *l) { return (_Atomic uint64_t *)&l->ptr; }
+/* the word, without a member access (which would be undefined on an unaligned lock) */
+static inline _Atomic uint64_t *srw_word(nspa_srw_t *l) { return (_Atomic uint64_t *)(void *)l; }
+static inline int srw_unaligned(const nspa_srw_t *l) { return ((uintptr_t)l & 7) != 0; }
 
 static inline int srw_try_exclusive_inline(nspa_srw_t *l)
 {
     uint64_t s = atomic_load_explicit(srw_word(l), memory_order_relaxed);
-    while (!(s & SRW_LOW)) {
-        if (atomic_compare_exchange_weak_explicit(srw_word(l), &s, s | SRW_WRITER,
+    while (!(s & SRW_LOCKED)) {
+        if (atomic_compare_exchange_weak_explicit(srw_word(l), &s, s | SRW_LOCKED,
                                                   memory_order_acquire, memory_order_relaxed))
             return 1;
     }
@@ -38,8 +66,8 @@ static inline int srw_try_exclusive_inline(nspa_srw_t *l)
 static inline int srw_try_shared_inline(nspa_srw_t *l)
 {
     uint64_t s = atomic_load_explicit(srw_word(l), memory_order_relaxed);
-    while (!(s & (SRW_WRITER | SRW_WWAIT_MASK))) {
-        if (atomic_compare_exchange_weak_explicit(srw_word(l), &s, s + SRW_READER,
+    while (srw_shared_ok(s)) {
+        if (atomic_compare_exchange_weak_explicit(srw_word(l), &s, srw_add_shared(s),
                                                   memory_order_acquire, memory_order_relaxed))
             return 1;
     }
@@ -49,7 +77,7 @@ static inline int srw_try_shared_inline(nspa_srw_t *l)
 static inline void srw_lock_exclusive_inline(nspa_srw_t *l)
 {
     uint64_t s = 0;
-    if (likely(atomic_compare_exchange_strong_explicit(srw_word(l), &s, SRW_WRITER,
+    if (likely(atomic_compare_exchange_strong_explicit(srw_word(l), &s, SRW_LOCKED,
                                                        memory_order_acquire, memory_order_relaxed)))
         return;
     nspa_srw_lock_exclusive_slow(l);
@@ -58,8 +86,8 @@ static inline void srw_lock_exclusive_inline(nspa_srw_t *l)
 static inline void srw_lock_shared_inline(nspa_srw_t *l)
 {
     uint64_t s = atomic_load_explicit(srw_word(l), memory_order_relaxed);
-    if (likely(!(s & (SRW_WRITER | SRW_WWAIT_MASK))) &&
-        likely(atomic_compare_exchange_weak_explicit(srw_word(l), &s, s + SRW_READER,
+    if (likely(srw_shared_ok(s)) &&
+        likely(atomic_compare_exchange_weak_explicit(srw_word(l), &s, srw_add_shared(s),
                                                      memory_order_acquire, memory_order_relaxed)))
         return;
     nspa_srw_lock_shared_slow(l);
@@ -67,7 +95,7 @@ static inline void srw_lock_shared_inline(nspa_srw_t *l)
 
 static inline void srw_unlock_exclusive_inline(nspa_srw_t *l)
 {
-    uint64_t s = SRW_WRITER;
+    uint64_t s = SRW_LOCKED;
     if (likely(atomic_compare_exchange_strong_explicit(srw_word(l), &s, 0, memory_order_release,
                                                        memory_order_relaxed)))
         return;
@@ -76,8 +104,19 @@ static inline void srw_unlock_exclusive_inline(nspa_srw_t *l)
 
 static inline void srw_unlock_shared_inline(nspa_srw_t *l)
 {
-    uint64_t old = atomic_fetch_sub_explicit(srw_word(l), SRW_READER, memory_order_release);
-    if (unlikely((old & SRW_LOW) == 1 && (old & SRW_WWAIT_MASK)))
-        nspa_futex_wake_n(srw_word(l), 1, 0);
+    /* the last shared owner clears Locked too, so one CAS (a fetch-and-add could not) */
+    uint64_t s = atomic_load_explicit(srw_word(l), memory_order_relaxed), n;
+    do {
+        n = s - SRW_SHARED_ONE;
+        if (!(n & SRW_SHARED_MASK))
+            n &= ~SRW_LOCKED;
+    } while (!atomic_compare_exchange_weak_explicit(srw_word(l), &s, n, memory_order_release,
+                                                    memory_order_relaxed));
+    if (unlikely(!(n & SRW_LOCKED) && (n & SRW_WWAIT_MASK))) {
+        if (unlikely(srw_unaligned(l)))
+            nspa_srw_park_wake(l);
+        else
+            nspa_futex_wake_n(srw_word(l), 1, 0);
+    }
 }
 #endif

@@ -44,7 +44,7 @@ NSPA_EXPORT int nspa_create_mutex(const struct nspa_mutex_args *args, const char
 NSPA_EXPORT int nspa_create_event(const struct nspa_event_args *args, const char *name, nspa_obj_t *out)
 {
     if (!args || !out) return -EFAULT;
-    if (args->manual > 1 || args->signaled > 1) return -EINVAL;
+    /* any non-zero value is true, as ntsync stores them (in bools) */
     return obj_create(NSPA_TYPE_EVENT, (args->manual ? EVT_MANUAL : 0) | (args->signaled ? EVT_SIGNALED : 0),
                       0, 0, name, out);
 }

@@ -397,7 +397,8 @@ static int resolve(const struct nspa_wait_args *args, struct sobj **objs, int al
     if (args->alert) {
         objs[count] = h_lookup(args->alert);
         if (!objs[count]) return -EBADF;
-        if (objs[count]->type != NSPA_TYPE_EVENT) return -EINVAL;
+        /* ntsync takes any of its objects as the alert (and acquires it as such) */
+        if (!sync_kind_of(objs[count]->type)) return -EINVAL;
         n++;
     }
     if (all)
@@ -427,7 +428,8 @@ static int any_unqueued(struct sobj **objs, uint32_t n, uint32_t owner, uint64_t
 static int do_wait(struct nspa_wait_args *args, int all)
 {
     if (!args) return -EFAULT;
-    if (args->count > NSPA_MAX_WAIT_OBJECTS || !args->owner || (args->flags & ~NSPA_WAIT_REALTIME) || args->pad)
+    /* owner 0 is a valid owner for a wait, as in ntsync (only unlock and kill refuse it) */
+    if (args->count > NSPA_MAX_WAIT_OBJECTS || (args->flags & ~NSPA_WAIT_REALTIME) || args->pad)
         return -EINVAL;
     if (args->count && !args->objs) return -EFAULT;
     struct nspa_tls *me = self();
@@ -465,7 +467,7 @@ static int do_wait(struct nspa_wait_args *args, int all)
 /* One object, no alert: the common WaitForSingleObject. */
 static inline int wait_one(struct nspa_wait_args *args, int all)
 {
-    if (args->owner && !args->flags && !args->pad) {
+    if (!args->flags && !args->pad) {
         struct sobj *o = h_lookup(args->objs[0]);
         if (o) {
             int r = take_fast(o, args->owner, args->timeout, 1);

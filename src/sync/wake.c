@@ -23,10 +23,13 @@ static int evt_consume(const struct sobj *o, uint64_t w, uint32_t owner, uint64_
     return 0;
 }
 
+/* ntsync's rule, owner 0 included: free (owner 0) or ours, and the count not at its
+ * limit. A wait with owner 0 takes a mutex as owner 0 (count + 1, still "unowned"), as
+ * the kernel does; the Win32 layer never passes 0. */
 static int mtx_signaled(const struct sobj *o, uint64_t w, uint32_t owner)
 {
     uint32_t ow = mtx_owner(w);
-    return !ow || (ow == owner && mtx_count(o, w) < UINT32_MAX);
+    return (!ow || ow == owner) && mtx_count(o, w) < UINT32_MAX;
 }
 
 /* The word for (owner, count, abandoned); a count that does not fit goes to *ext. */
@@ -43,7 +46,7 @@ NSPA_HIDDEN uint64_t mtx_make_word(struct sobj *o, uint32_t owner, uint32_t coun
 
 static int mtx_consume(const struct sobj *o, uint64_t w, uint32_t owner, uint64_t *nw, uint32_t *ext)
 {
-    uint32_t c = mtx_owner(w) ? mtx_count(o, w) : 0;
+    uint32_t c = mtx_count(o, w);   /* 0 when free, except after owner-0 waits */
     *nw = mtx_make_word((struct sobj *)o, owner, c + 1, 0, ext) | (w & OBJ_CLAIMED);
     return (w & MTX_ABANDONED) != 0;
 }

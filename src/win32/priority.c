@@ -19,7 +19,7 @@ static uint32_t thread_tid(HANDLE h)
     if (h == GetCurrentThread()) return nspa_thread_id();
     uint32_t tid, ec;
     int sig;
-    if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) return 0;
+    if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) return 0;
     return sig ? 0 : tid;
 }
 

@@ -34,7 +34,7 @@ DWORD nspa_win32_error(int err)
     }
 }
 
-static inline nspa_obj_t H(HANDLE h) { return (nspa_obj_t)(uintptr_t)h; }
+static inline nspa_obj_t H(HANDLE h) { return nspa__win32_h(h); }
 
 static inline BOOL fail(DWORD err)
 {
@@ -383,15 +383,17 @@ static uint64_t deadline(DWORD ms)
     return nspa_time_ns() + (uint64_t)ms * 1000000ull;
 }
 
-/* The pseudo handles are never signaled while the caller runs: waiting on them waits
- * for the timeout. In a wait they stand for real objects: GetCurrentThread() for the
- * calling thread's thread object, GetCurrentProcess() for a process object (an
- * event nobody sets, made on first use), so that they also work in arrays. */
+/* The pseudo handles are never signaled while the caller runs: waiting on them with
+ * WaitForSingleObject(Ex) or SignalObjectAndWait waits for the timeout. There they stand
+ * for real objects: GetCurrentThread() for the calling thread's thread object,
+ * GetCurrentProcess() for a process object (an event nobody sets, made on first use).
+ * In WaitForMultipleObjects(Ex) they are not objects: WAIT_FAILED with
+ * ERROR_INVALID_HANDLE, as on Windows (Wine's test_WaitForMultipleObjects). */
 static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
 
 static nspa_obj_t process_obj;
 
-static nspa_obj_t pseudo_obj(HANDLE h)
+NSPA_HIDDEN nspa_obj_t nspa__win32_pseudo_obj(HANDLE h)
 {
     if (h == GetCurrentThread()) return nspa__win32_current_thread_obj();
     nspa_obj_t p = __atomic_load_n(&process_obj, __ATOMIC_ACQUIRE);
@@ -406,7 +408,34 @@ static nspa_obj_t pseudo_obj(HANDLE h)
     return p;
 }
 
-static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable)
+/* The wait under WaitFor*Objects(Ex) and the Nt* waits: the caller's thread id as the
+ * mutex owner. Alertable: the thread's APC event is the alert. It is checked after the
+ * objects (a signaled object wins over queued APCs, as in NT, where the wait tests its
+ * objects before pending user APCs). QueueUserAPC sets it after queueing, so it is
+ * signaled while anything is queued; it can also be stale (set for APCs that an
+ * earlier wait already ran): then nothing runs and the wait goes on until its absolute
+ * deadline. Returns NSPA__WAIT_APC when APCs ran, else nspa_wait_*'s result with
+ * *index. */
+NSPA_HIDDEN int nspa__win32_wait(const nspa_obj_t *objs, uint32_t n, int all, uint64_t timeout, uint32_t flags,
+                                 int alertable, uint32_t *index)
+{
+    struct nspa_wait_args a = {
+        .timeout = timeout, .objs = objs, .count = n, .flags = flags, .owner = nspa_thread_id(),
+    };
+    if (alertable) a.alert = nspa__win32_apc_event();
+    for (;;) {
+        int r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
+        if ((r == 0 || r == -EOWNERDEAD) && alertable && a.index == n) {
+            if (nspa__win32_run_apcs()) return NSPA__WAIT_APC;
+            continue;
+        }
+        *index = a.index;
+        return r;
+    }
+}
+
+static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable,
+                          int pseudo_ok)
 {
     if (count == 0 || count > MAXIMUM_WAIT_OBJECTS) {
         SetLastError(ERROR_INVALID_PARAMETER);
@@ -418,29 +447,18 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms
     }
     nspa_obj_t objs[MAXIMUM_WAIT_OBJECTS];
     DWORD n = 0;
-    for (DWORD i = 0; i < count; i++)
-        objs[n++] = is_pseudo(handles[i]) ? pseudo_obj(handles[i]) : H(handles[i]);
-    struct nspa_wait_args a = {
-        .timeout = deadline(ms), .objs = objs, .count = n, .owner = nspa_thread_id(),
-    };
-    /* Alertable: the thread's APC event is the alert. It is checked after the objects
-     * (a signaled object wins over queued APCs, as in NT, where the wait tests its
-     * objects before pending user APCs). QueueUserAPC sets it after queueing, so it
-     * is signaled while anything is queued; it can also be stale (set for APCs that
-     * an earlier wait already ran): then nothing runs and the wait goes on until its
-     * absolute deadline. */
-    if (alertable) a.alert = nspa__win32_apc_event();
-    int r;
-    for (;;) {
-        r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
-        if ((r == 0 || r == -EOWNERDEAD) && alertable && a.index == n) {
-            if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
-            continue;
+    for (DWORD i = 0; i < count; i++) {
+        if (is_pseudo(handles[i]) && !pseudo_ok) {
+            SetLastError(ERROR_INVALID_HANDLE);
+            return WAIT_FAILED;
         }
-        break;
+        objs[n++] = is_pseudo(handles[i]) ? nspa__win32_pseudo_obj(handles[i]) : H(handles[i]);
     }
+    uint32_t index = 0;
+    int r = nspa__win32_wait(objs, n, all, deadline(ms), 0, alertable, &index);
+    if (r == NSPA__WAIT_APC) return WAIT_IO_COMPLETION;
     if (r == 0 || r == -EOWNERDEAD)
-        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + a.index;
+        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + index;
     if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
     SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE) : nspa_win32_error(r));
     if (r == -EINVAL) {
@@ -455,17 +473,17 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms
 NSPA_EXPORT DWORD WINAPI WaitForMultipleObjectsEx(DWORD count, const HANDLE *handles, BOOL wait_all,
                                                   DWORD ms, BOOL alertable)
 {
-    return wait_objects(count, handles, wait_all, ms, alertable);
+    return wait_objects(count, handles, wait_all, ms, alertable, 0);
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForMultipleObjects(DWORD count, const HANDLE *handles, BOOL wait_all, DWORD ms)
 {
-    return wait_objects(count, handles, wait_all, ms, FALSE);
+    return wait_objects(count, handles, wait_all, ms, FALSE, 0);
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForSingleObjectEx(HANDLE h, DWORD ms, BOOL alertable)
 {
-    return wait_objects(1, &h, FALSE, ms, alertable);
+    return wait_objects(1, &h, FALSE, ms, alertable, 1);
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
@@ -479,7 +497,27 @@ NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
         SetLastError(ERROR_INVALID_HANDLE);
         return WAIT_FAILED;
     }
-    return wait_objects(1, &h, FALSE, ms, FALSE);
+    return wait_objects(1, &h, FALSE, ms, FALSE, 1);
+}
+
+/* The "signal" half of SignalObjectAndWait / NtSignalAndWaitForSingleObject: set an
+ * event, release a mutex (as its owner) or a semaphore (by one). Returns 0, -EBADF (not
+ * open), -EINVAL (a kind that cannot be signaled: a thread), or the operation's error. */
+NSPA_HIDDEN int nspa__win32_signal_object(nspa_obj_t h)
+{
+    switch (nspa_obj_type(h)) {
+    case NSPA_TYPE_EVENT: return nspa_event_set(h, NULL);
+    case NSPA_TYPE_MUTEX: {
+        struct nspa_mutex_args a = { nspa_thread_id(), 0 };
+        return nspa_mutex_unlock(h, &a);
+    }
+    case NSPA_TYPE_SEM: {
+        uint32_t c = 1;
+        return nspa_sem_release(h, &c);
+    }
+    default:
+        return nspa_obj_type(h) < 0 ? -EBADF : -EINVAL;
+    }
 }
 
 NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD ms, BOOL alertable)
@@ -491,23 +529,10 @@ NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD m
         SetLastError(ERROR_INVALID_HANDLE);
         return WAIT_FAILED;
     }
-    switch (nspa_obj_type(H(signal))) {
-    case NSPA_TYPE_EVENT: r = nspa_event_set(H(signal), NULL); break;
-    case NSPA_TYPE_MUTEX: {
-        struct nspa_mutex_args a = { nspa_thread_id(), 0 };
-        r = nspa_mutex_unlock(H(signal), &a);
-        break;
-    }
-    case NSPA_TYPE_SEM: {
-        uint32_t c = 1;
-        r = nspa_sem_release(H(signal), &c);
-        break;
-    }
-    default: r = -EBADF; break;
-    }
+    r = nspa__win32_signal_object(H(signal));
     if (r) {
         SetLastError(nspa_win32_error(r));
         return WAIT_FAILED;
     }
-    return wait_objects(1, &wait, FALSE, ms, alertable);
+    return wait_objects(1, &wait, FALSE, ms, alertable, 1);
 }

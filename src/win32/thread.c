@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +24,12 @@
 #include "win32/win32_private.h"
 #include "sched/sched_internal.h"
 
+/* A queued APC: NtQueueApcThread's three-argument form (QueueUserAPC's routine and
+ * data travel as arg1 and arg2 through user_apc_call). */
 struct apc {
     struct apc *next;
-    PAPCFUNC fn;
-    ULONG_PTR data;
+    PNTAPCFUNC fn;
+    ULONG_PTR a1, a2, a3;
 };
 
 struct w32_thread {
@@ -36,6 +40,11 @@ struct w32_thread {
     pthread_mutex_t lock;               /* APC queue and start gate */
     pthread_cond_t cond;
     struct apc *apc_head, *apc_tail;
+    /* special user APCs (QueueUserAPC2): a lock-free stack the signal handler empties,
+     * and the nodes it ran, freed later outside the handler */
+    struct apc *_Atomic special_head;
+    struct apc *_Atomic special_done;
+    pthread_t pt;
     LPTHREAD_START_ROUTINE start;
     void *param;
     int started, suspended, exited;
@@ -50,6 +59,7 @@ static pthread_once_t rec_once = PTHREAD_ONCE_INIT;
 static __thread struct w32_thread *cur;
 
 static void thread_finish(struct w32_thread *t, DWORD code);
+static void apc_free_list(struct apc *a);
 
 static void rec_destructor(void *arg)
 {
@@ -113,6 +123,7 @@ static struct w32_thread *current(void)
     pthread_mutex_init(&t->lock, NULL);
     pthread_cond_init(&t->cond, NULL);
     t->in_tls = 1;
+    t->pt = pthread_self();
     t->tid = nspa_thread_id();
     t->started = 1;
     cur = t;
@@ -136,10 +147,10 @@ static void thread_finish(struct w32_thread *t, DWORD code)
         nspa_close(t->thread_obj);
     }
     if (t->apc_event) nspa_close(t->apc_event);
-    for (struct apc *a = t->apc_head, *n; a; a = n) {
-        n = a->next;
-        free(a);
-    }
+    /* APCs still queued are dropped, as Windows drops a dead thread's */
+    apc_free_list(t->apc_head);
+    apc_free_list(atomic_exchange(&t->special_head, NULL));
+    apc_free_list(atomic_exchange(&t->special_done, NULL));
     pthread_setspecific(rec_key, NULL);
     cur = NULL;
     pthread_mutex_destroy(&t->lock);
@@ -151,6 +162,7 @@ static void *trampoline(void *arg)
 {
     struct w32_thread *t = arg;
     cur = t;
+    t->pt = pthread_self();
     pthread_setspecific(rec_key, t);
     uint32_t tid = nspa_thread_id();
     rt_thread_start();
@@ -244,7 +256,7 @@ NSPA_EXPORT BOOL WINAPI GetExitCodeThread(HANDLE h, LPDWORD code)
         if (code) *code = STILL_ACTIVE;
         return TRUE;
     }
-    int r = nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig);
+    int r = nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
     if (r) {
         SetLastError(ERROR_INVALID_HANDLE);
         return FALSE;
@@ -262,7 +274,7 @@ NSPA_EXPORT DWORD WINAPI GetThreadId(HANDLE h)
     uint32_t tid, ec;
     int sig;
     if (h == GetCurrentThread()) return nspa_thread_id();
-    if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) {
+    if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
@@ -273,7 +285,7 @@ NSPA_EXPORT DWORD WINAPI ResumeThread(HANDLE h)
 {
     uint32_t tid, ec;
     int sig;
-    if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) {
+    if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
         SetLastError(ERROR_INVALID_HANDLE);
         return (DWORD)-1;
     }
@@ -329,10 +341,21 @@ NSPA_HIDDEN nspa_obj_t nspa__win32_apc_event(void)
     return e;
 }
 
+static void apc_free_list(struct apc *a)
+{
+    while (a) {
+        struct apc *n = a->next;
+        free(a);
+        a = n;
+    }
+}
+
 NSPA_HIDDEN int nspa__win32_run_apcs(void)
 {
     struct w32_thread *t = cur;
-    if (!t || !__atomic_load_n(&t->apc_head, __ATOMIC_ACQUIRE)) return 0;
+    if (!t) return 0;
+    apc_free_list(atomic_exchange(&t->special_done, NULL));
+    if (!__atomic_load_n(&t->apc_head, __ATOMIC_ACQUIRE)) return 0;
     pthread_mutex_lock(&t->lock);
     struct apc *list = t->apc_head;
     t->apc_head = t->apc_tail = NULL;
@@ -341,39 +364,112 @@ NSPA_HIDDEN int nspa__win32_run_apcs(void)
     while (list) {
         struct apc *a = list;
         list = a->next;
-        a->fn(a->data);
+        a->fn(a->a1, a->a2, a->a3);
         free(a);
         n++;
     }
     return n;
 }
 
-NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)
+/* Special user APCs of the calling thread, in queue order. Runs in the signal handler
+ * (or directly, for the queuer's own thread): no lock, no free (the nodes go to
+ * special_done). */
+static void run_special(struct w32_thread *t)
+{
+    struct apc *l = atomic_exchange(&t->special_head, NULL), *fifo = NULL;
+    while (l) {                      /* the stack is newest first */
+        struct apc *n = l->next;
+        l->next = fifo;
+        fifo = l;
+        l = n;
+    }
+    while (fifo) {
+        struct apc *a = fifo;
+        fifo = a->next;
+        a->fn(a->a1, a->a2, a->a3);
+        struct apc *d = atomic_load(&t->special_done);
+        do a->next = d;
+        while (!atomic_compare_exchange_weak(&t->special_done, &d, a));
+    }
+}
+
+/* The signal that delivers special user APCs to another thread: chosen from the top of
+ * the real-time range (applications usually take SIGRTMIN + n); if the program already
+ * handles it, special APCs to other threads are refused rather than stolen. */
+#define APC_SIGNAL (SIGRTMAX - 1)
+static pthread_once_t apc_sig_once = PTHREAD_ONCE_INIT;
+static int apc_sig_ok;
+
+static void apc_sig_handler(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    if (cur) run_special(cur);
+    errno = saved;
+}
+
+static void apc_sig_init(void)
+{
+    struct sigaction old, sa;
+    if (sigaction(APC_SIGNAL, NULL, &old) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))
+        return;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = apc_sig_handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    apc_sig_ok = sigaction(APC_SIGNAL, &sa, NULL) == 0;
+}
+
+static void CALLBACK user_apc_call(ULONG_PTR fn, ULONG_PTR data, ULONG_PTR unused)
+{
+    (void)unused;
+    ((PAPCFUNC)fn)(data);
+}
+
+/* Queue an APC for @h. Returns 0, -EBADF (not a thread), -ESRCH (the thread has ended),
+ * -ENOMEM, -ENOTSUP (special APCs cannot be delivered). A NULL @fn is accepted and
+ * queues nothing (NtQueueApcThread's answer). */
+NSPA_HIDDEN int nspa__win32_queue_apc(HANDLE h, PNTAPCFUNC fn, ULONG_PTR a1, ULONG_PTR a2, ULONG_PTR a3,
+                                      int special)
 {
     uint32_t tid, ec;
     int sig;
-    if (!fn) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return 0;
+    if (h == GetCurrentThread()) tid = current()->tid;
+    else if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) return -EBADF;
+    struct apc *a = NULL;
+    if (fn) {
+        a = malloc(sizeof(*a));
+        if (!a) return -ENOMEM;
+        *a = (struct apc){ NULL, fn, a1, a2, a3 };
     }
-    if (h == GetCurrentThread()) {
-        tid = current()->tid;
-    } else if (nspa__thread_obj_info((nspa_obj_t)(uintptr_t)h, &tid, &ec, &sig)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
+    if (special && tid != nspa_thread_id()) {
+        pthread_once(&apc_sig_once, apc_sig_init);
+        if (!apc_sig_ok) {
+            free(a);
+            return -ENOTSUP;
+        }
     }
-    struct apc *a = malloc(sizeof(*a));
-    if (!a) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
-        return 0;
-    }
-    a->next = NULL;
-    a->fn = fn;
-    a->data = data;
     struct w32_thread *t = registry_find_locked(tid);
     if (!t) {
         free(a);
-        SetLastError(ERROR_INVALID_HANDLE);   /* the thread has ended */
+        return -ESRCH;
+    }
+    if (!a) {
+        pthread_mutex_unlock(&registry_lock);
+        return 0;
+    }
+    if (special) {
+        struct apc *hd = atomic_load(&t->special_head);
+        do a->next = hd;
+        while (!atomic_compare_exchange_weak(&t->special_head, &hd, a));
+        /* the registry pins the thread: it cannot be past its end while we hold it */
+        if (t == cur) {
+            pthread_mutex_unlock(&registry_lock);
+            run_special(t);          /* our own: before returning, as Windows does */
+            return 0;
+        }
+        pthread_kill(t->pt, APC_SIGNAL);
+        pthread_mutex_unlock(&registry_lock);
         return 0;
     }
     pthread_mutex_lock(&t->lock);
@@ -386,7 +482,43 @@ NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)
      * thread may close its event and the handle value be reused */
     if (ev) nspa_event_set(ev, NULL);
     pthread_mutex_unlock(&registry_lock);
+    return 0;
+}
+
+static DWORD apc_error(int r)
+{
+    /* an ended thread: NtQueueApcThread's STATUS_UNSUCCESSFUL, i.e. ERROR_GEN_FAILURE */
+    return r == -EBADF ? ERROR_INVALID_HANDLE : r == -ESRCH ? ERROR_GEN_FAILURE
+         : r == -ENOTSUP ? ERROR_NOT_SUPPORTED : ERROR_NOT_ENOUGH_MEMORY;
+}
+
+NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)
+{
+    if (!fn) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return 0;
+    }
+    int r = nspa__win32_queue_apc(h, user_apc_call, (ULONG_PTR)fn, data, 0, 0);
+    if (r) {
+        SetLastError(apc_error(r));
+        return 0;
+    }
     return 1;
+}
+
+NSPA_EXPORT BOOL WINAPI QueueUserAPC2(PAPCFUNC fn, HANDLE h, ULONG_PTR data, QUEUE_USER_APC_FLAGS flags)
+{
+    if (!fn || (flags & ~QUEUE_USER_APC_FLAGS_SPECIAL_USER_APC)) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return FALSE;
+    }
+    int r = nspa__win32_queue_apc(h, user_apc_call, (ULONG_PTR)fn, data, 0,
+                                  (flags & QUEUE_USER_APC_FLAGS_SPECIAL_USER_APC) != 0);
+    if (r) {
+        SetLastError(apc_error(r));
+        return FALSE;
+    }
+    return TRUE;
 }
 
 /* ---- sleeping -------------------------------------------------------------------- */

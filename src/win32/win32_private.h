@@ -6,12 +6,31 @@
 #include "common/export.h"
 
 NSPA_HIDDEN unsigned int nspa_win32_error(int err);
+/* A HANDLE as an nspa handle. NT ignores a handle's low two bits (tag bits: Wine's
+ * test_WaitForSingleObject waits on handle|1, |2, |3), so they are masked here; nspa
+ * handles are multiples of 4. Pseudo handles are to be told apart before. */
+static inline nspa_obj_t nspa__win32_h(const void *h) { return (nspa_obj_t)((uintptr_t)h & ~(uintptr_t)3); }
+/* Queue an APC (NtQueueApcThread's form) for a thread handle or GetCurrentThread();
+ * @special: a special user APC. Returns 0, -EBADF, -ESRCH (ended), -ENOMEM, -ENOTSUP. */
+NSPA_HIDDEN int nspa__win32_queue_apc(void *thread, void (*fn)(uintptr_t, uintptr_t, uintptr_t),
+                                      uintptr_t a1, uintptr_t a2, uintptr_t a3, int special);
+/* Signal @h as SignalObjectAndWait does: 0, -EBADF, -EINVAL (not signalable), or the
+ * operation's error (-EPERM not owner, -EOVERFLOW semaphore full). */
+NSPA_HIDDEN int nspa__win32_signal_object(nspa_obj_t h);
+/* The Win32 and NT waits' common wait (synch.c): owner = the caller; alertable waits
+ * run APCs and return NSPA__WAIT_APC; else nspa_wait_any/all's result and *index. */
+#define NSPA__WAIT_APC 1
+NSPA_HIDDEN int nspa__win32_wait(const nspa_obj_t *objs, uint32_t n, int all, uint64_t timeout, uint32_t flags,
+                                 int alertable, uint32_t *index);
 /* Run the calling thread's queued APCs; returns how many ran. */
 NSPA_HIDDEN int nspa__win32_run_apcs(void);
 /* The calling thread's APC alert event (auto-reset), created on first use. */
 NSPA_HIDDEN nspa_obj_t nspa__win32_apc_event(void);
 /* A new real handle to the calling thread's thread object. */
 NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out);
+/* What a pseudo handle stands for in a wait: GetCurrentThread() the calling thread's
+ * thread object, GetCurrentProcess() an event nobody sets (do not close either). */
+NSPA_HIDDEN nspa_obj_t nspa__win32_pseudo_obj(void *pseudo);
 /* The calling thread's own thread object handle (kept by its record; do not close). */
 NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void);
 #include "sync/sync_api.h"            /* the sync core internals the thread code uses */

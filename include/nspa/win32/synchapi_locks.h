@@ -1,10 +1,12 @@
-/* NSPA Win32 layer: user-mode locks (synchapi.h subset).
+/* NSPA Win32 layer: user-mode locks, the part of synchapi.h that synchapi.h includes.
  * CRITICAL_SECTION, SRW locks, condition variables, one-time initialisation and
- * WaitOnAddress. Implemented natively in libnspa (src/locks/); see docs/locks.md. */
+ * WaitOnAddress (their RTL_* types: winnt.h). Implemented natively in libnspa
+ * (src/locks/); see docs/locks.md. */
 #ifndef NSPA_WIN32_SYNCHAPI_LOCKS_H
 #define NSPA_WIN32_SYNCHAPI_LOCKS_H
 
 #include "windef.h"
+#include "winnt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,31 +16,9 @@ extern "C" {
 #define INFINITE 0xFFFFFFFF
 #endif
 
-/* ---- CRITICAL_SECTION (the Windows x64 layout, 40 bytes) ----
- * OwningThread holds the owner's thread id (the Linux tid, which is NSPA's thread id)
- * and RecursionCount the recursion depth, for debuggers; DebugInfo is (PVOID)-1 and
- * SpinCount follows Windows 7+. LockCount is NSPA's futex word: outside RT mode -1 free,
- * -2 held, -3 held with sleepers; in RT mode (PI) 0 free, else the owner's tid with the
- * kernel's FUTEX_WAITERS bit. See docs/locks.md. */
-typedef struct _RTL_CRITICAL_SECTION_DEBUG *PRTL_CRITICAL_SECTION_DEBUG;
-
-typedef struct _RTL_CRITICAL_SECTION {
-    PRTL_CRITICAL_SECTION_DEBUG DebugInfo;
-    LONG      LockCount;
-    LONG      RecursionCount;
-    HANDLE    OwningThread;
-    HANDLE    LockSemaphore;
-    ULONG_PTR SpinCount;
-} RTL_CRITICAL_SECTION, *PRTL_CRITICAL_SECTION;
-
+/* ---- CRITICAL_SECTION (RTL_CRITICAL_SECTION: winnt.h) ---- */
 typedef RTL_CRITICAL_SECTION CRITICAL_SECTION, *PCRITICAL_SECTION, *LPCRITICAL_SECTION;
 
-#define RTL_CRITICAL_SECTION_FLAG_NO_DEBUG_INFO     0x01000000
-#define RTL_CRITICAL_SECTION_FLAG_DYNAMIC_SPIN      0x02000000
-#define RTL_CRITICAL_SECTION_FLAG_STATIC_INIT       0x04000000
-#define RTL_CRITICAL_SECTION_FLAG_RESOURCE_TYPE     0x08000000
-#define RTL_CRITICAL_SECTION_FLAG_FORCE_DEBUG_INFO  0x10000000
-#define RTL_CRITICAL_SECTION_ALL_FLAG_BITS          0xFF000000
 #define CRITICAL_SECTION_NO_DEBUG_INFO RTL_CRITICAL_SECTION_FLAG_NO_DEBUG_INFO
 
 void  WINAPI InitializeCriticalSection(LPCRITICAL_SECTION cs);
@@ -104,8 +84,7 @@ LeaveCriticalSection(LPCRITICAL_SECTION cs)
 #endif
 
 /* ---- SRW locks ---- */
-typedef struct _RTL_SRWLOCK { PVOID Ptr; } RTL_SRWLOCK, SRWLOCK, *PSRWLOCK;
-#define RTL_SRWLOCK_INIT {0}
+typedef RTL_SRWLOCK SRWLOCK, *PSRWLOCK;
 #define SRWLOCK_INIT RTL_SRWLOCK_INIT
 
 void    WINAPI InitializeSRWLock(PSRWLOCK lock);
@@ -117,11 +96,8 @@ BOOLEAN WINAPI TryAcquireSRWLockExclusive(PSRWLOCK lock);
 BOOLEAN WINAPI TryAcquireSRWLockShared(PSRWLOCK lock);
 
 /* ---- Condition variables ---- */
-typedef struct _RTL_CONDITION_VARIABLE { PVOID Ptr; } RTL_CONDITION_VARIABLE,
-    CONDITION_VARIABLE, *PCONDITION_VARIABLE;
-#define RTL_CONDITION_VARIABLE_INIT {0}
+typedef RTL_CONDITION_VARIABLE CONDITION_VARIABLE, *PCONDITION_VARIABLE;
 #define CONDITION_VARIABLE_INIT RTL_CONDITION_VARIABLE_INIT
-#define RTL_CONDITION_VARIABLE_LOCKMODE_SHARED 0x1
 #define CONDITION_VARIABLE_LOCKMODE_SHARED RTL_CONDITION_VARIABLE_LOCKMODE_SHARED
 
 void WINAPI InitializeConditionVariable(PCONDITION_VARIABLE cv);
@@ -132,14 +108,8 @@ void WINAPI WakeConditionVariable(PCONDITION_VARIABLE cv);
 void WINAPI WakeAllConditionVariable(PCONDITION_VARIABLE cv);
 
 /* ---- One-time initialisation ---- */
-typedef union _RTL_RUN_ONCE { PVOID Ptr; } RTL_RUN_ONCE, *PRTL_RUN_ONCE;
 typedef RTL_RUN_ONCE INIT_ONCE, *PINIT_ONCE, *LPINIT_ONCE;
-#define RTL_RUN_ONCE_INIT {0}
 #define INIT_ONCE_STATIC_INIT RTL_RUN_ONCE_INIT
-#define RTL_RUN_ONCE_CHECK_ONLY     0x00000001
-#define RTL_RUN_ONCE_ASYNC          0x00000002
-#define RTL_RUN_ONCE_INIT_FAILED    0x00000004
-#define RTL_RUN_ONCE_CTX_RESERVED_BITS 2
 #define INIT_ONCE_CHECK_ONLY        RTL_RUN_ONCE_CHECK_ONLY
 #define INIT_ONCE_ASYNC             RTL_RUN_ONCE_ASYNC
 #define INIT_ONCE_INIT_FAILED       RTL_RUN_ONCE_INIT_FAILED

@@ -121,4 +121,8 @@ typedef struct _SECURITY_ATTRIBUTES {
 #ifdef __cplusplus
 }
 #endif
+
+/* the SDK's windef.h brings winnt.h (through minwindef.h): Interlocked, access rights,
+ * the RTL_* lock types */
+#include "winnt.h"
 #endif

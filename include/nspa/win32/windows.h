@@ -18,6 +18,9 @@
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
 #endif
+#include "winnt.h"
+#include "synchapi.h"
+#include "processthreadsapi.h"
 #include "memoryapi.h"
 #include "errhandlingapi.h"
 #include "securitybaseapi.h"

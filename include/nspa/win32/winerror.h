@@ -42,6 +42,19 @@
 #define ERROR_GEN_FAILURE             31
 #define ERROR_NO_SYSTEM_RESOURCES     1450
 #define ERROR_BAD_LENGTH              24
+#define ERROR_BAD_PATHNAME            161
+#define ERROR_MR_MID_NOT_FOUND        317
+#define ERROR_WAIT_1                  731
+#define ERROR_WAIT_2                  732
+#define ERROR_WAIT_3                  733
+#define ERROR_WAIT_63                 734
+#define ERROR_ABANDONED_WAIT_63       736
+#define ERROR_USER_APC                737
+#define ERROR_IO_PENDING              997
+#define ERROR_SOME_NOT_MAPPED         1301
+#ifndef WAIT_TIMEOUT
+#define WAIT_TIMEOUT                  0x00000102u
+#endif
 #define ERROR_WORKING_SET_QUOTA       1453
 #define ERROR_COMMITMENT_LIMIT        1455
 

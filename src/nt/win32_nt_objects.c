@@ -1,0 +1,312 @@
+/*
+ * The NT native calls on NSPA's objects: NtCreate/Open/Set/Reset/Pulse/QueryEvent,
+ * NtCreate/Open/Release/QueryMutant, NtCreate/Open/Release/QuerySemaphore, NtClose,
+ * NtDuplicateObject. Each is one nspa_ call (include/nspa/sync.h) with NT's argument
+ * checks and NTSTATUS answers; the objects are the Win32 layer's (a HANDLE is an nspa
+ * handle), so Nt* and Win32 calls mix freely.
+ *
+ * Names: NT names objects by path. kernel32's "X" and "Local\X" are
+ * "\Sessions\<n>\BaseNamedObjects\X" (NSPA: the name "X"), its "Global\X" is
+ * "\BaseNamedObjects\X" (NSPA: "Global\X"); the Local and Global links work under both.
+ * NSPA has no directory objects: a RootDirectory handle is refused, and so is
+ * OBJ_CASE_INSENSITIVE (NSPA's names are case-sensitive, as Windows' sync objects are
+ * unless a caller asks otherwise; an answer that ignored the flag would be wrong).
+ */
+#include <string.h>
+#include "nt/nt_internal.h"
+#include "nspa/unicode.h"
+
+NSPA_HIDDEN NTSTATUS nt_status(int err, HANDLE h)
+{
+    switch (err) {
+    case 0: return STATUS_SUCCESS;
+    case -EBADF: return nt_is_pseudo(h) ? STATUS_OBJECT_TYPE_MISMATCH : STATUS_INVALID_HANDLE;
+    case -EINVAL: return STATUS_OBJECT_TYPE_MISMATCH;
+    case -EEXIST: return STATUS_OBJECT_TYPE_MISMATCH;
+    case -EOVERFLOW: return STATUS_SEMAPHORE_LIMIT_EXCEEDED;
+    case -EPERM: return STATUS_MUTANT_NOT_OWNED;
+    case -ENOMEM: return STATUS_NO_MEMORY;
+    case -EMFILE: return STATUS_INSUFFICIENT_RESOURCES;
+    case -ENOSPC: return STATUS_INSUFFICIENT_RESOURCES;
+    case -EACCES: return STATUS_ACCESS_DENIED;
+    case -ENOENT: return STATUS_OBJECT_NAME_NOT_FOUND;
+    case -EFAULT: return STATUS_ACCESS_VIOLATION;
+    case -ETIMEDOUT: return STATUS_TIMEOUT;
+    default: return STATUS_INVALID_PARAMETER;
+    }
+}
+
+/* ---- names ------------------------------------------------------------------------ */
+
+static int prefix_w(const WCHAR *s, size_t n, const char *p, size_t *used)
+{
+    size_t i = 0;
+    for (; p[i]; i++)
+        if (i >= n || s[i] != (WCHAR)(unsigned char)p[i]) return 0;
+    *used = i;
+    return 1;
+}
+
+/* The NSPA name (UTF-8, into @out) of @attr's object name; *named = 0 for an unnamed
+ * object. Returns STATUS_SUCCESS or the NT error. */
+static NTSTATUS nt_name(const OBJECT_ATTRIBUTES *attr, char *out, size_t cap, int *named)
+{
+    *named = 0;
+    if (!attr) return STATUS_SUCCESS;
+    if (attr->Attributes & ~(ULONG)OBJ_VALID_ATTRIBUTES) return STATUS_INVALID_PARAMETER;
+    const UNICODE_STRING *u = attr->ObjectName;
+    if (!u || !u->Length) return attr->RootDirectory ? STATUS_OBJECT_PATH_SYNTAX_BAD : STATUS_SUCCESS;
+    if ((u->Length & 1) || u->Length > u->MaximumLength || !u->Buffer) return STATUS_INVALID_PARAMETER;
+    if (attr->Attributes & OBJ_CASE_INSENSITIVE) return STATUS_NOT_SUPPORTED;
+    if (attr->RootDirectory) return STATUS_INVALID_HANDLE;   /* no directory objects here */
+    const WCHAR *s = u->Buffer;
+    size_t n = u->Length / 2, k = 0;
+    if (s[0] != '\\') return STATUS_OBJECT_PATH_SYNTAX_BAD;
+    int global;
+    if (prefix_w(s, n, "\\BaseNamedObjects\\", &k)) {
+        global = 1;
+    } else if (prefix_w(s, n, "\\Sessions\\", &k)) {
+        size_t d = k;
+        while (d < n && s[d] >= '0' && s[d] <= '9') d++;
+        size_t k2;
+        if (d == k || !prefix_w(s + d, n - d, "\\BaseNamedObjects\\", &k2)) return STATUS_OBJECT_PATH_NOT_FOUND;
+        k = d + k2;
+        global = 0;
+    } else {
+        return STATUS_OBJECT_PATH_NOT_FOUND;
+    }
+    s += k;
+    n -= k;
+    size_t k3;
+    if (prefix_w(s, n, "Global\\", &k3)) { s += k3; n -= k3; global = 1; }
+    else if (prefix_w(s, n, "Local\\", &k3)) { s += k3; n -= k3; global = 0; }
+    if (!n) return STATUS_OBJECT_NAME_INVALID;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '\\') return STATUS_OBJECT_PATH_NOT_FOUND;   /* no subdirectories */
+    size_t o = 0;
+    if (global) {
+        memcpy(out, "Global\\", 7);
+        o = 7;
+    }
+    unsigned st = 0;
+    size_t len = nspa_utf16_to_utf8(s, n, NULL, 0, &st);
+    if (o + len > NSPA_MAX_NAME || o + len + 1 > cap) return STATUS_NAME_TOO_LONG;
+    nspa_utf16_to_utf8(s, n, out + o, cap - o - 1, &st);
+    out[o + len] = 0;
+    *named = 1;
+    return STATUS_SUCCESS;
+}
+
+/* The end of a Create call: @r and @h from nspa_create_*. With OBJ_OPENIF an existing
+ * object is opened (STATUS_OBJECT_NAME_EXISTS); without, it is a collision. */
+static NTSTATUS created(int r, nspa_obj_t h, const OBJECT_ATTRIBUTES *attr, PHANDLE out)
+{
+    if (r < 0) return nt_status(r, NULL);
+    if (r == NSPA_EXISTED && !(attr->Attributes & OBJ_OPENIF)) {
+        nspa_close(h);
+        return STATUS_OBJECT_NAME_COLLISION;
+    }
+    if (attr && (attr->Attributes & OBJ_INHERIT))
+        nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    *out = (HANDLE)(uintptr_t)h;
+    return r == NSPA_EXISTED ? STATUS_OBJECT_NAME_EXISTS : STATUS_SUCCESS;
+}
+
+#define NT_NAME(attr, buf, named) \
+    char buf[NSPA_MAX_NAME + 8]; int named; \
+    do { NTSTATUS s_ = nt_name(attr, buf, sizeof(buf), &named); if (s_) return s_; } while (0)
+
+static NTSTATUS open_named(PHANDLE out, const OBJECT_ATTRIBUTES *attr, int type)
+{
+    if (!out) return STATUS_ACCESS_VIOLATION;
+    if (!attr) return STATUS_INVALID_PARAMETER;
+    NT_NAME(attr, name, named);
+    if (!named) return STATUS_OBJECT_PATH_SYNTAX_BAD;
+    nspa_obj_t h = 0;
+    int r = nspa_open(type, name, &h);
+    if (r < 0) return r == -EINVAL ? STATUS_OBJECT_NAME_INVALID : nt_status(r, NULL);
+    if (attr->Attributes & OBJ_INHERIT) nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    *out = (HANDLE)(uintptr_t)h;
+    return STATUS_SUCCESS;
+}
+
+/* ---- events ----------------------------------------------------------------------- */
+
+NSPA_EXPORT NTSTATUS NTAPI NtCreateEvent(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr,
+                                         EVENT_TYPE type, BOOLEAN initial)
+{
+    (void)access;
+    if (!out) return STATUS_ACCESS_VIOLATION;
+    if (type != NotificationEvent && type != SynchronizationEvent) return STATUS_INVALID_PARAMETER;
+    NT_NAME(attr, name, named);
+    struct nspa_event_args a = { type == NotificationEvent, initial != 0 };
+    nspa_obj_t h = 0;
+    int r = nspa_create_event(&a, named ? name : NULL, &h);
+    return created(r, h, attr, out);
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtOpenEvent(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
+{
+    (void)access;
+    return open_named(out, attr, NSPA_TYPE_EVENT);
+}
+
+static NTSTATUS event_op(HANDLE h, PLONG prev, int (*op)(nspa_obj_t, uint32_t *))
+{
+    uint32_t p = 0;
+    int r = op(nt_h(h), &p);
+    if (r) return nt_status(r, h);
+    if (prev) *prev = (LONG)p;
+    return STATUS_SUCCESS;
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtSetEvent(HANDLE h, PLONG prev) { return event_op(h, prev, nspa_event_set); }
+NSPA_EXPORT NTSTATUS NTAPI NtResetEvent(HANDLE h, PLONG prev) { return event_op(h, prev, nspa_event_reset); }
+NSPA_EXPORT NTSTATUS NTAPI NtClearEvent(HANDLE h) { return event_op(h, NULL, nspa_event_reset); }
+NSPA_EXPORT NTSTATUS NTAPI NtPulseEvent(HANDLE h, PLONG prev) { return event_op(h, prev, nspa_event_pulse); }
+
+/* The common checks of the Query calls: class 0 only, the exact size. */
+static NTSTATUS query_check(int cls, PVOID buf, ULONG len, ULONG size, PULONG ret)
+{
+    if (cls != 0) return STATUS_INVALID_INFO_CLASS;
+    if (len != size) return STATUS_INFO_LENGTH_MISMATCH;
+    if (!buf) return STATUS_ACCESS_VIOLATION;
+    if (ret) *ret = size;
+    return STATUS_SUCCESS;
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtQueryEvent(HANDLE h, EVENT_INFORMATION_CLASS cls, PVOID buf, ULONG len,
+                                        PULONG ret)
+{
+    struct nspa_event_args a;
+    int r = nspa_event_read(nt_h(h), &a);
+    if (r) return nt_status(r, h);
+    NTSTATUS s = query_check(cls, buf, len, sizeof(EVENT_BASIC_INFORMATION), ret);
+    if (s) return s;
+    EVENT_BASIC_INFORMATION *info = buf;
+    info->EventType = a.manual ? NotificationEvent : SynchronizationEvent;
+    info->EventState = (LONG)a.signaled;
+    return STATUS_SUCCESS;
+}
+
+/* ---- mutants ---------------------------------------------------------------------- */
+
+NSPA_EXPORT NTSTATUS NTAPI NtCreateMutant(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr,
+                                          BOOLEAN owner)
+{
+    (void)access;
+    if (!out) return STATUS_ACCESS_VIOLATION;
+    NT_NAME(attr, name, named);
+    struct nspa_mutex_args a = { owner ? nspa_thread_id() : 0, owner ? 1 : 0 };
+    nspa_obj_t h = 0;
+    int r = nspa_create_mutex(&a, named ? name : NULL, &h);
+    return created(r, h, attr, out);
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtOpenMutant(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
+{
+    (void)access;
+    return open_named(out, attr, NSPA_TYPE_MUTEX);
+}
+
+/* PreviousCount is the mutant's signal state before the release: 1 - recursion count. */
+NSPA_EXPORT NTSTATUS NTAPI NtReleaseMutant(HANDLE h, PLONG prev)
+{
+    struct nspa_mutex_args a = { nspa_thread_id(), 0 };
+    int r = nspa_mutex_unlock(nt_h(h), &a);
+    if (r) return nt_status(r, h);
+    if (prev) *prev = 1 - (LONG)a.count;
+    return STATUS_SUCCESS;
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtQueryMutant(HANDLE h, MUTANT_INFORMATION_CLASS cls, PVOID buf, ULONG len,
+                                         PULONG ret)
+{
+    struct nspa_mutex_args a;
+    int r = nspa_mutex_read(nt_h(h), &a);
+    if (r && r != -EOWNERDEAD) return nt_status(r, h);
+    NTSTATUS s = query_check(cls, buf, len, sizeof(MUTANT_BASIC_INFORMATION), ret);
+    if (s) return s;
+    MUTANT_BASIC_INFORMATION *info = buf;
+    info->CurrentCount = 1 - (LONG)a.count;
+    info->OwnedByCaller = a.owner && a.owner == nspa_thread_id();
+    info->AbandonedState = r == -EOWNERDEAD;
+    return STATUS_SUCCESS;
+}
+
+/* ---- semaphores ------------------------------------------------------------------- */
+
+NSPA_EXPORT NTSTATUS NTAPI NtCreateSemaphore(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr,
+                                             LONG initial, LONG max)
+{
+    (void)access;
+    if (!out) return STATUS_ACCESS_VIOLATION;
+    if (max <= 0 || initial < 0 || initial > max) return STATUS_INVALID_PARAMETER;
+    NT_NAME(attr, name, named);
+    struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
+    nspa_obj_t h = 0;
+    int r = nspa_create_sem(&a, named ? name : NULL, &h);
+    return created(r, h, attr, out);
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtOpenSemaphore(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
+{
+    (void)access;
+    return open_named(out, attr, NSPA_TYPE_SEM);
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtReleaseSemaphore(HANDLE h, ULONG count, PULONG prev)
+{
+    if (!count || count > INT32_MAX) return STATUS_INVALID_PARAMETER;
+    uint32_t c = count;
+    int r = nspa_sem_release(nt_h(h), &c);
+    if (r) return nt_status(r, h);
+    if (prev) *prev = c;
+    return STATUS_SUCCESS;
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtQuerySemaphore(HANDLE h, SEMAPHORE_INFORMATION_CLASS cls, PVOID buf, ULONG len,
+                                            PULONG ret)
+{
+    struct nspa_sem_args a;
+    int r = nspa_sem_read(nt_h(h), &a);
+    if (r) return nt_status(r, h);
+    NTSTATUS s = query_check(cls, buf, len, sizeof(SEMAPHORE_BASIC_INFORMATION), ret);
+    if (s) return s;
+    SEMAPHORE_BASIC_INFORMATION *info = buf;
+    info->CurrentCount = a.count;
+    info->MaximumCount = a.max;
+    return STATUS_SUCCESS;
+}
+
+/* ---- handles ---------------------------------------------------------------------- */
+
+NSPA_EXPORT NTSTATUS NTAPI NtClose(HANDLE h)
+{
+    if (nt_is_pseudo(h)) return STATUS_SUCCESS;
+    int r = nspa_close(nt_h(h));
+    if (r == -EPERM) return STATUS_HANDLE_NOT_CLOSABLE;
+    return r ? STATUS_INVALID_HANDLE : STATUS_SUCCESS;
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtDuplicateObject(HANDLE src_process, HANDLE src, HANDLE dst_process, PHANDLE dst,
+                                             ACCESS_MASK access, ULONG attributes, ULONG options)
+{
+    (void)access;
+    HANDLE self = (HANDLE)(LONG_PTR)-1;
+    if (src_process != self || (dst && dst_process != self))
+        return STATUS_NOT_SUPPORTED;   /* across processes: with the processes work */
+    if (options & ~(ULONG)(DUPLICATE_CLOSE_SOURCE | DUPLICATE_SAME_ACCESS)) return STATUS_INVALID_PARAMETER;
+    nspa_obj_t out = 0;
+    int r = 0;
+    if (src == (HANDLE)(LONG_PTR)-2) r = nspa__win32_current_thread_handle(&out);
+    else if (src == self) return STATUS_NOT_SUPPORTED;     /* no process objects yet */
+    else if (dst) r = nspa_dup(nt_h(src), &out);
+    else if (nspa_obj_type(nt_h(src)) < 0) r = -EBADF;
+    if (r) return r == -ENOMEM ? STATUS_NO_MEMORY : STATUS_INVALID_HANDLE;
+    if (dst && (attributes & OBJ_INHERIT)) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    if ((options & DUPLICATE_CLOSE_SOURCE) && !nt_is_pseudo(src)) nspa_close(nt_h(src));
+    if (dst) *dst = (HANDLE)(uintptr_t)out;
+    else if (out) nspa_close(out);
+    return STATUS_SUCCESS;
+}
