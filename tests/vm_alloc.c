@@ -3,6 +3,10 @@
 #include <windows.h>
 #include <string.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "nspa_test.h"
 
 static long rss_kb(void)
@@ -11,6 +15,17 @@ static long rss_kb(void)
     long size = 0, res = 0;
     if (f) { if (fscanf(f, "%ld %ld", &size, &res) != 2) res = 0; fclose(f); }
     return res * 4;
+}
+
+/* a thread that allocates and frees without pause while main forks */
+static volatile int churn_stop;
+static void *churn(void *arg)
+{
+    while (!churn_stop) {
+        void *p = VirtualAlloc(NULL, 65536, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+        if (p) VirtualFree(p, 0, MEM_RELEASE);
+    }
+    return NULL;
 }
 
 int main(void)
@@ -148,5 +163,26 @@ int main(void)
     CHECK(VirtualAlloc2(NULL, NULL, 65536, MEM_RESERVE, PAGE_READWRITE, &ep, 1) == NULL);
     CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
     CHECK(FlushInstructionCache(GetCurrentProcess(), NULL, 0));
+
+    /* fork while another thread is inside VirtualAlloc/VirtualFree: the child's first
+     * call must not find the writers' lock held by a thread it does not have */
+    pthread_t ct;
+    pthread_create(&ct, NULL, churn, NULL);
+    int forked_ok = 0;
+    for (int i = 0; i < 200; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            void *p = VirtualAlloc(NULL, 65536, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+            _exit(p && VirtualFree(p, 0, MEM_RELEASE) ? 0 : 1);
+        }
+        /* a child that hangs on the lock is killed after 2 s and counted as failed */
+        int st = 0;
+        for (int w = 0; w < 200 && waitpid(pid, &st, WNOHANG) == 0; w++) usleep(10000);
+        if (waitpid(pid, &st, WNOHANG) == 0) { kill(pid, SIGKILL); waitpid(pid, &st, 0); }
+        forked_ok += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    churn_stop = 1;
+    pthread_join(ct, NULL);
+    CHECK_EQ(forked_ok, 200);
     return nspa_test_done();
 }

@@ -37,6 +37,16 @@ static __thread unsigned nest_n;
 
 static void hlock_init(void) { vm_pi_mutex_init(&hlock); }
 
+/* fork: as the table's lock (table.c) */
+static void fork_prepare(void) { pthread_once(&hlock_once, hlock_init); pthread_mutex_lock(&hlock); }
+static void fork_parent(void) { pthread_mutex_unlock(&hlock); }
+static void fork_child(void) { vm_pi_mutex_init(&hlock); }
+
+__attribute__((constructor)) static void handler_fork_hooks(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 static void reclaim(void)
 {
     if (!retired || !vm_readers_idle()) return;

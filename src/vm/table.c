@@ -46,6 +46,18 @@ NSPA_HIDDEN void vm_pi_mutex_init(pthread_mutex_t *m)
 
 static void wlock_init(void) { vm_pi_mutex_init(&wlock); }
 
+/* fork: the writers' lock is taken around it, so the child never inherits it held by a
+ * thread that does not exist there; a PI mutex records its owner's tid, which the child
+ * does not share, so the child makes the lock anew */
+static void fork_prepare(void) { vm_lock(); }
+static void fork_parent(void) { vm_unlock(); }
+static void fork_child(void) { vm_pi_mutex_init(&wlock); }
+
+__attribute__((constructor)) static void vm_fork_hooks(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 NSPA_HIDDEN void vm_lock(void)
 {
     pthread_once(&wlock_once, wlock_init);
