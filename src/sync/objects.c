@@ -124,9 +124,18 @@ NSPA_HIDDEN void obj_ref(struct sobj *o)
 /* Free @o if nobody refers to it and nobody waits on it. Object lock held (and the
  * registry lock for a named object). Returns 1 when the record must go back to the
  * arena (after the unlock). */
+static void (*on_free[16])(uint64_t word, uint32_t max, uint32_t ext);
+
+NSPA_HIDDEN void nspa__obj_on_free(int type, void (*fn)(uint64_t word, uint32_t max, uint32_t ext))
+{
+    if (type > 0 && type < 16) on_free[type] = fn;
+}
+
 static int obj_free_locked(struct sobj *o)
 {
     if (atomic_load(&o->refs) || o->q_head || !o->type) return 0;
+    if (o->type < 16 && on_free[o->type])     /* a kind's own resources (a mapping's file) */
+        on_free[o->type](atomic_load(&o->word), o->max, o->ext);
     if (o->in_region) {
         struct ns *ns = nspa_ns;
         if (o->name) {

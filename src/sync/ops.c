@@ -307,3 +307,29 @@ NSPA_EXPORT int nspa_obj_waiters(nspa_obj_t h)
     obj_unlock(o);
     return n;
 }
+
+/* ---- kinds that carry data and are not waitable (sync_api.h) ------------------------------ */
+
+NSPA_HIDDEN int nspa__obj_create_data(int type, uint64_t word, uint32_t max, uint32_t ext,
+                                      const char *name, nspa_obj_t *out)
+{
+    if (!out) return -EFAULT;
+    return obj_create(type, word, max, ext, name, out);
+}
+
+NSPA_HIDDEN int nspa__obj_data(nspa_obj_t h, int type, uint64_t *word, uint32_t *max, uint32_t *ext)
+{
+    int r = 0;
+    struct sobj *o = typed(h, type, &r);
+    if (!o) return r;
+    *word = atomic_load_explicit(&o->word, memory_order_acquire);
+    *max = __atomic_load_n(&o->max, __ATOMIC_RELAXED);
+    *ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
+    return 0;
+}
+
+NSPA_HIDDEN const char *nspa__ns_path(void)
+{
+    struct ns *ns = ns_get();
+    return ns && ns->proc != UINT32_MAX ? ns->path : NULL;
+}

@@ -16,4 +16,15 @@ NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid);
 NSPA_HIDDEN void nspa__thread_unregister(void);
 /* WaitForSingleObject's path: one handle, the caller's thread id as owner */
 NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout);
+/* Kinds that are not waitable (file mappings): an object of @type whose word, max and
+ * ext carry the kind's own data; named ones are shared by the namespace. Create returns
+ * 0, NSPA_EXISTED (same type: a new handle to it) or -EEXIST (another type). */
+NSPA_HIDDEN int nspa__obj_create_data(int type, uint64_t word, uint32_t max, uint32_t ext,
+                                      const char *name, nspa_obj_t *out);
+NSPA_HIDDEN int nspa__obj_data(nspa_obj_t h, int type, uint64_t *word, uint32_t *max, uint32_t *ext);
+/* @fn runs when an object of @type is freed (its last reference gone, in whichever
+ * process drops it, a sweep of a dead process included), under the object's lock */
+NSPA_HIDDEN void nspa__obj_on_free(int type, void (*fn)(uint64_t word, uint32_t max, uint32_t ext));
+/* the namespace region's file path (the directory is private to the user), or NULL */
+NSPA_HIDDEN const char *nspa__ns_path(void);
 #endif

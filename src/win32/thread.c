@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "nspa/sync.h"
 #include "nspa/win32/windows.h"
+#include "vm/vm_api.h"
 #include "common/export.h"
 #include "win32/win32_private.h"
 #include "sched/sched_internal.h"
@@ -167,6 +168,7 @@ static void *trampoline(void *arg)
     pthread_setspecific(rec_key, t);
     uint32_t tid = nspa_thread_id();
     rt_thread_start();
+    nspa__vm_thread_start();              /* its alternate signal stack, if exceptions are used */
     nspa__thread_obj_set_tid(t->thread_obj, tid);
     pthread_mutex_lock(&t->lock);
     t->tid = tid;

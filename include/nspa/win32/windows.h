@@ -22,5 +22,9 @@
 #include "winnt.h"
 #include "synchapi.h"
 #include "processthreadsapi.h"
+#include "memoryapi.h"
+#include "errhandlingapi.h"
+#include "securitybaseapi.h"
+#include "psapi.h"
 
 #endif

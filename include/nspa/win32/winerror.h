@@ -67,6 +67,8 @@
 #define ERROR_INVALID_THREAD_ID       1444
 #define ERROR_INVALID_MSGBOX_STYLE    1438
 #define ERROR_NOT_ENOUGH_QUOTA        1816
+#define ERROR_WORKING_SET_QUOTA       1453
+#define ERROR_COMMITMENT_LIMIT        1455
 
 #define S_OK            ((HRESULT)0)
 #define S_FALSE         ((HRESULT)1)

@@ -1,0 +1,8 @@
+# Virtual memory, exceptions, file mappings, large pages (issue 15)
+nspa_add_test(vm_alloc SOURCES tests/vm_alloc.c WIN32 TIMEOUT 60)
+nspa_add_test(vm_except SOURCES tests/vm_except.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(vm_guard SOURCES tests/vm_guard.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(vm_section SOURCES tests/vm_section.c WIN32 TIMEOUT 60)
+nspa_add_test(vm_large SOURCES tests/vm_large.c WIN32 SERIAL TIMEOUT 60)
+nspa_add_test(vm_bad_input SOURCES tests/vm_bad_input.c WIN32 TIMEOUT 60)
+nspa_add_test(vm_chain SOURCES tests/vm_chain.c WIN32 TIMEOUT 60)
