@@ -3,10 +3,10 @@
 # Usage: tools/deps.sh test|bench [extra packages...]
 set -euo pipefail
 set_name=${1:-test}; shift || true
-pkgs=(cmake ninja-build gcc make pkg-config python3 strace)
+pkgs=(cmake ninja-build gcc make pkg-config python3 strace liburing-dev)
 case "$set_name" in
   test)  ;;
-  bench) pkgs+=(python3 strace) ;;
+  bench) pkgs+=(python3 strace fio libasio-dev g++) ;;
   *)     ;;
 esac
 pkgs+=("$@")

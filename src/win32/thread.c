@@ -21,11 +21,6 @@
 #include "win32/win32_private.h"
 #include "sched/sched_internal.h"
 
-struct apc {
-    struct apc *next;
-    PAPCFUNC fn;
-    ULONG_PTR data;
-};
 
 struct w32_thread {
     struct w32_thread *next;            /* registry */
@@ -34,7 +29,7 @@ struct w32_thread {
     nspa_obj_t apc_event;               /* 0 until first needed */
     pthread_mutex_t lock;               /* APC queue and start gate */
     pthread_cond_t cond;
-    struct apc *apc_head, *apc_tail;
+    struct nspa_apc *apc_head, *apc_tail;
     LPTHREAD_START_ROUTINE start;
     void *param;
     int started, suspended, exited;
@@ -135,9 +130,11 @@ static void thread_finish(struct w32_thread *t, DWORD code)
         nspa_close(t->thread_obj);
     }
     if (t->apc_event) nspa_close(t->apc_event);
-    for (struct apc *a = t->apc_head, *n; a; a = n) {
+    for (struct nspa_apc *a = t->apc_head, *n; a; a = n) {
         n = a->next;
-        free(a);
+        if (a->drop) a->drop(a);
+        else if (a->release) a->release(a);
+        else free(a);
     }
     pthread_setspecific(rec_key, NULL);
     cur = NULL;
@@ -332,15 +329,18 @@ NSPA_HIDDEN int nspa__win32_run_apcs(void)
     struct w32_thread *t = cur;
     if (!t || !__atomic_load_n(&t->apc_head, __ATOMIC_ACQUIRE)) return 0;
     pthread_mutex_lock(&t->lock);
-    struct apc *list = t->apc_head;
+    struct nspa_apc *list = t->apc_head;
     t->apc_head = t->apc_tail = NULL;
     pthread_mutex_unlock(&t->lock);
     int n = 0;
     while (list) {
-        struct apc *a = list;
+        struct nspa_apc *a = list;
         list = a->next;
-        a->fn(a->data);
-        free(a);
+        void (*fn)(uintptr_t) = a->fn;
+        uintptr_t data = a->data;
+        if (a->release) a->release(a);
+        else free(a);
+        fn(data);
         n++;
     }
     return n;
@@ -360,20 +360,28 @@ NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
-    struct apc *a = malloc(sizeof(*a));
+    struct nspa_apc *a = malloc(sizeof(*a));
     if (!a) {
         SetLastError(ERROR_NOT_ENOUGH_MEMORY);
         return 0;
     }
-    a->next = NULL;
     a->fn = fn;
     a->data = data;
-    struct w32_thread *t = registry_find_locked(tid);
-    if (!t) {
+    a->release = NULL;
+    a->drop = NULL;
+    if (nspa__win32_queue_apc(tid, a)) {
         free(a);
         SetLastError(ERROR_INVALID_HANDLE);   /* the thread has ended */
         return 0;
     }
+    return 1;
+}
+
+NSPA_HIDDEN int nspa__win32_queue_apc(uint32_t tid, struct nspa_apc *a)
+{
+    a->next = NULL;
+    struct w32_thread *t = registry_find_locked(tid);
+    if (!t) return -ESRCH;
     pthread_mutex_lock(&t->lock);
     if (t->apc_tail) t->apc_tail->next = a;
     else __atomic_store_n(&t->apc_head, a, __ATOMIC_RELEASE);
@@ -384,7 +392,7 @@ NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)
      * thread may close its event and the handle value be reused */
     if (ev) nspa_event_set(ev, NULL);
     pthread_mutex_unlock(&registry_lock);
-    return 1;
+    return 0;
 }
 
 /* ---- sleeping -------------------------------------------------------------------- */

@@ -15,6 +15,8 @@
 #if __has_include("winternl.h")
 #include "winternl.h"
 #endif
+#include "minwinbase.h"
+#include "ioapiset.h"
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
 #endif

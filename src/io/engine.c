@@ -1,0 +1,209 @@
+/*
+ * The engine: which one runs (io_uring, or epoll where io_uring cannot be used or
+ * NSPA_IO_ENGINE=epoll asks for it), issuing an operation, and completing it exactly
+ * once.
+ *
+ * Issue: under the file's lock, an operation with nothing queued before it in its
+ * direction is tried at once without blocking; if it completes (or fails) it never
+ * goes near the engine. Otherwise it is linked on the file's pending list and handed
+ * to the engine. The lock keeps immediate attempts from overtaking queued operations
+ * (the data of two receives would otherwise swap).
+ *
+ * Completion: the OVERLAPPED gets its bytes and then its status (release), then the
+ * event is set, or the packet goes to the port, or the routine is queued as an APC to
+ * the issuing thread (in that order of precedence for the packet and the routine, as
+ * on NT). An operation that fails at once delivers nothing: the caller gets the error.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io/io_internal.h"
+#include "nspa/io.h"
+#include "nspa/rt.h"
+#include "common/platform.h"
+
+static const struct io_engine *engine;
+static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
+
+static void engine_pick(void)
+{
+    /* NSPA_IO_ENGINE=epoll forces the fallback; io_uring otherwise, when it works */
+    if (!nspa_env_is("NSPA_IO_ENGINE", "epoll") && io_engine_uring.init() == 0) {
+        engine = &io_engine_uring;
+        return;
+    }
+    if (io_engine_epoll.init() == 0) engine = &io_engine_epoll;
+}
+
+NSPA_HIDDEN const struct io_engine *io_engine(void)
+{
+    pthread_once(&engine_once, engine_pick);
+    return engine;
+}
+
+NSPA_EXPORT const char *nspa_io_engine(void)
+{
+    const struct io_engine *e = io_engine();
+    return e ? e->name : "none";
+}
+
+/* Engine threads run at real-time priority in RT mode (the top of the RT range, as
+ * the kernel's own I/O completions would be), so that a real-time caller never waits
+ * for a non-real-time thread to move its I/O along. */
+NSPA_HIDDEN void io_engine_thread_setup(void)
+{
+    int prio = nspa_rt_prio();
+    if (prio > 0) {
+        struct sched_param sp = { .sched_priority = prio };
+        pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    }
+}
+
+NSPA_HIDDEN void io_pending_unlink(struct io_file *f, struct io_op *op)
+{
+    struct io_op **q = f->q[op->dir];
+    if (op->prev) op->prev->next = op->next;
+    else q[0] = op->next;
+    if (op->next) op->next->prev = op->prev;
+    else q[1] = op->prev;
+    op->next = op->prev = NULL;
+    f->npending[op->dir]--;
+}
+
+static void pending_link(struct io_file *f, struct io_op *op)
+{
+    struct io_op **q = f->q[op->dir];
+    op->next = NULL;
+    op->prev = q[1];
+    if (q[1]) q[1]->next = op;
+    else q[0] = op;
+    q[1] = op;
+    f->npending[op->dir]++;
+}
+
+NSPA_HIDDEN int io_issue(struct io_op *op)
+{
+    struct io_file *f = op->file;
+    const struct io_engine *e = io_engine();
+    if (!e) return -ENOSYS;
+    pthread_mutex_lock(&f->lock);
+    if (f->closing) {
+        pthread_mutex_unlock(&f->lock);
+        return -EBADF;
+    }
+    if (!f->q[op->dir][0]) {
+        int64_t res = io_op_try(op);
+        if (res != -EAGAIN) {
+            pthread_mutex_unlock(&f->lock);
+            res = io_op_finish(op, res);
+            if (res < 0) return (int)res;         /* failed at once: nothing delivered */
+            op->immediate = 1;
+            io_complete(op, res);
+            return 1;
+        }
+    }
+    if (op->ov) {
+        ((uintptr_t *)op->ov)[0] = IO_STATUS_PENDING;   /* Internal */
+        ((uintptr_t *)op->ov)[1] = 0;
+    }
+    pending_link(f, op);
+    op->in_engine = 1;
+    int r = e->submit(op);
+    if (r < 0) {
+        io_pending_unlink(f, op);
+        op->in_engine = 0;
+    }
+    pthread_mutex_unlock(&f->lock);
+    return r < 0 ? r : 0;
+}
+
+/* A completion routine runs in the issuing thread's alertable wait. */
+static void apc_run(uintptr_t data)
+{
+    struct io_op *op = (struct io_op *)data;
+    void *routine = op->routine, *ov = op->ov;
+    int kind = op->routine_kind;
+    uint32_t st = op->status, flags = op->out_flags;
+    uint32_t bytes = op->res > 0 ? (uint32_t)op->res : 0;
+    io_file_put(op->file);
+    io_op_free(op);
+    if (kind == RT_WSA) {
+        ((void (*)(uint32_t, uint32_t, void *, uint32_t))routine)((uint32_t)io_wsa_from_status(st), bytes, ov,
+                                                                  flags);
+    } else {
+        ((void (*)(uint32_t, uint32_t, void *))routine)(io_win32_from_status(st), bytes, ov);
+    }
+}
+
+static void apc_release(void *a) { (void)a; }   /* the record is freed by apc_run */
+
+static void apc_drop(void *a)                     /* the issuing thread ended */
+{
+    struct io_op *op = (struct io_op *)((char *)a - offsetof(struct io_op, apc));
+    io_file_put(op->file);
+    io_op_free(op);
+}
+
+NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
+{
+    struct io_file *f = op->file;
+    op->res = res;
+    op->status = io_status_from_res(res, op->msg_flags);
+    if (op->kind == OP_RECV && (op->msg_flags & MSG_TRUNC)) op->out_flags |= 0x8000;   /* MSG_PARTIAL */
+    if (op->ov) {
+        uintptr_t *ov = op->ov;
+        ov[1] = res > 0 ? (uintptr_t)res : 0;                          /* InternalHigh */
+        __atomic_store_n(&ov[0], (uintptr_t)op->status, __ATOMIC_RELEASE);   /* Internal */
+        if (op->event) nspa_event_set(op->event, NULL);
+        else if (!(f->notify_modes & 2)) io_file_signal(f, 1);          /* SKIP_SET_EVENT_ON_HANDLE */
+        int skip = op->immediate && op->status == 0 && (f->notify_modes & 1);   /* SKIP_PORT_ON_SUCCESS */
+        struct io_file *port = f->port;
+        if (port && !op->no_port && !skip) {
+            op->key = f->key;
+            op->file = NULL;
+            io_file_put(f);
+            if (io_port_post(port, op) == 0) return;
+            io_op_free(op);
+            return;
+        }
+        if (op->routine_kind) {
+            op->apc.fn = apc_run;
+            op->apc.data = (uintptr_t)op;
+            op->apc.release = apc_release;
+            op->apc.drop = apc_drop;
+            if (nspa__win32_queue_apc(op->tid, &op->apc) == 0) return;
+        }
+    }
+    io_file_put(f);
+    io_op_free(op);
+}
+
+NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid)
+{
+    const struct io_engine *e = io_engine();
+    struct io_op *done = NULL;
+    int n = 0;
+    pthread_mutex_lock(&f->lock);
+    for (int d = 0; d < 2; d++) {
+        for (struct io_op *op = f->q[d][0], *next; op; op = next) {
+            next = op->next;
+            if (ov && op->ov != ov) continue;
+            if (tid && op->tid != tid) continue;
+            n++;
+            if (e && e->cancel(op)) {
+                io_pending_unlink(f, op);
+                op->next = done;
+                done = op;
+            }
+        }
+    }
+    pthread_mutex_unlock(&f->lock);
+    while (done) {
+        struct io_op *op = done;
+        done = op->next;
+        op->next = NULL;
+        io_complete(op, -ECANCELED);
+    }
+    return n;
+}

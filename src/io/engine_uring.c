@@ -1,0 +1,152 @@
+/*
+ * The io_uring engine (liburing). One ring per process: callers put their pending
+ * operations in the submission queue under a priority-inheriting mutex (the queue is
+ * shared); one engine thread sleeps in io_uring_enter for completions and completes
+ * what the kernel finished. The kernel does the operation itself (recvmsg, sendmsg,
+ * accept, connect, readv, writev into the caller's buffers), so the engine thread
+ * never runs a system call per operation. A cancel submits IORING_OP_ASYNC_CANCEL;
+ * the operation's own completion (-ECANCELED, or its result if it won the race)
+ * still arrives, and is the only one delivered.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <signal.h>
+#include <string.h>
+#include "io/io_internal.h"
+
+static struct io_uring ring;
+static pthread_mutex_t sq_lock;
+static pthread_t thread;
+
+#define CANCEL_TAG 1ull       /* user_data of cancel requests: never an operation */
+
+static int prep(struct io_uring_sqe *sqe, struct io_op *op)
+{
+    int fd = op->file->fd;
+    switch (op->kind) {
+    case OP_RECV: io_uring_prep_recvmsg(sqe, fd, &op->msg, op->msg_flags); break;
+    case OP_SEND: io_uring_prep_sendmsg(sqe, fd, &op->msg, MSG_NOSIGNAL); break;
+    case OP_ACCEPT:
+        op->msg.msg_namelen = sizeof(op->addr);
+        io_uring_prep_accept(sqe, fd, (struct sockaddr *)&op->addr, &op->msg.msg_namelen,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
+        break;
+    case OP_CONNECT:
+        io_uring_prep_connect(sqe, fd, (struct sockaddr *)&op->addr, op->msg.msg_namelen);
+        break;
+    case OP_READ: io_uring_prep_readv(sqe, fd, op->iov, (unsigned)op->msg.msg_iovlen, (uint64_t)op->offset); break;
+    case OP_WRITE: io_uring_prep_writev(sqe, fd, op->iov, (unsigned)op->msg.msg_iovlen, (uint64_t)op->offset); break;
+    default: return -EINVAL;
+    }
+    io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op);
+    return 0;
+}
+
+static struct io_uring_sqe *get_sqe(void)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+    if (!sqe) {                          /* full: push what is there, then retry */
+        io_uring_submit(&ring);
+        sqe = io_uring_get_sqe(&ring);
+    }
+    return sqe;
+}
+
+static int uring_submit(struct io_op *op)
+{
+    pthread_mutex_lock(&sq_lock);
+    struct io_uring_sqe *sqe = get_sqe();
+    int r = sqe ? prep(sqe, op) : -EBUSY;
+    if (!r) {
+        r = io_uring_submit(&ring);
+        r = r < 0 ? r : 0;
+    }
+    pthread_mutex_unlock(&sq_lock);
+    return r;
+}
+
+static int uring_cancel(struct io_op *op)
+{
+    if (op->cancel_sent) return 0;
+    pthread_mutex_lock(&sq_lock);
+    struct io_uring_sqe *sqe = get_sqe();
+    if (sqe) {
+        io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)op, 0);
+        io_uring_sqe_set_data64(sqe, CANCEL_TAG);
+        io_uring_submit(&ring);
+        op->cancel_sent = 1;
+    }
+    pthread_mutex_unlock(&sq_lock);
+    return 0;
+}
+
+static void finish(struct io_op *op, int res)
+{
+    struct io_file *f = op->file;
+    pthread_mutex_lock(&f->lock);
+    io_pending_unlink(f, op);
+    pthread_mutex_unlock(&f->lock);
+    io_complete(op, io_op_finish(op, res));
+}
+
+static void *uring_main(void *arg)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    io_engine_thread_setup();
+    for (;;) {
+        struct io_uring_cqe *cqe;
+        int r = io_uring_wait_cqe(&ring, &cqe);
+        if (r < 0) continue;                 /* -EINTR */
+        struct io_uring_cqe *cqes[64];
+        unsigned n = io_uring_peek_batch_cqe(&ring, cqes, 64);
+        for (unsigned i = 0; i < n; i++) {
+            uint64_t ud = io_uring_cqe_get_data64(cqes[i]);
+            int res = cqes[i]->res;
+            io_uring_cqe_seen(&ring, cqes[i]);
+            if (ud && ud != CANCEL_TAG) finish((struct io_op *)(uintptr_t)ud, res);
+        }
+    }
+    return NULL;
+}
+
+static int uring_init(void)
+{
+    struct io_uring_params p;
+    memset(&p, 0, sizeof(p));
+    p.flags = IORING_SETUP_CQSIZE;
+    p.cq_entries = 65536;
+    int r = io_uring_queue_init_params(1024, &ring, &p);
+    if (r < 0) return r;                     /* -ENOSYS, -EPERM (io_uring_disabled, seccomp) */
+    struct io_uring_probe *probe = io_uring_get_probe_ring(&ring);
+    int ok = probe && io_uring_opcode_supported(probe, IORING_OP_RECVMSG) &&
+             io_uring_opcode_supported(probe, IORING_OP_SENDMSG) &&
+             io_uring_opcode_supported(probe, IORING_OP_ACCEPT) &&
+             io_uring_opcode_supported(probe, IORING_OP_CONNECT) &&
+             io_uring_opcode_supported(probe, IORING_OP_ASYNC_CANCEL) &&
+             io_uring_opcode_supported(probe, IORING_OP_READV);
+    if (probe) io_uring_free_probe(probe);
+    if (!ok) {
+        io_uring_queue_exit(&ring);
+        return -ENOSYS;
+    }
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+    pthread_mutex_init(&sq_lock, &a);
+    pthread_mutexattr_destroy(&a);
+    if (pthread_create(&thread, NULL, uring_main, NULL)) {
+        io_uring_queue_exit(&ring);
+        return -EAGAIN;
+    }
+    pthread_detach(thread);
+    return 0;
+}
+
+static void uring_file_new(struct io_file *f) { (void)f; }
+static void uring_file_gone(struct io_file *f) { (void)f; }
+
+const struct io_engine io_engine_uring = {
+    "io_uring", uring_init, uring_submit, uring_cancel, uring_file_new, uring_file_gone,
+};
