@@ -92,7 +92,11 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
         pthread_mutex_unlock(&f->lock);
         return -EBADF;
     }
-    if (!f->q[op->dir][0]) {
+    /* a socket's operations of one direction run one at a time, in issue order
+     * (io_uring would wake two pending receives of a socket in any order); file
+     * operations carry their offsets and run side by side */
+    int first = !f->q[op->dir][0] || !f->is_socket;
+    if (first) {
         int64_t res = io_op_try(op);
         if (res != -EAGAIN) {
             pthread_mutex_unlock(&f->lock);
@@ -108,14 +112,33 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
         ((uintptr_t *)op->ov)[1] = 0;
     }
     pending_link(f, op);
-    op->in_engine = 1;
-    int r = e->submit(op);
-    if (r < 0) {
-        io_pending_unlink(f, op);
-        op->in_engine = 0;
-    }
+    int r = first ? io_submit_locked(op) : 0;
+    if (r < 0) io_pending_unlink(f, op);
     pthread_mutex_unlock(&f->lock);
     return r < 0 ? r : 0;
+}
+
+NSPA_HIDDEN int io_submit_locked(struct io_op *op)
+{
+    int r = io_engine()->submit(op);
+    if (r == 0) op->in_engine = 1;
+    return r;
+}
+
+/* After a socket's operation left the list: hand the next one of its direction to the
+ * engine. Ops that cannot be submitted are chained on *failed (the caller completes
+ * them after the unlock). File lock held. */
+NSPA_HIDDEN void io_submit_next(struct io_file *f, int dir, struct io_op **failed)
+{
+    struct io_op *n;
+    while (f->is_socket && (n = f->q[dir][0]) && !n->in_engine) {
+        int r = io_submit_locked(n);
+        if (r == 0) break;
+        io_pending_unlink(f, n);
+        n->res = r;
+        n->next = *failed;
+        *failed = n;
+    }
 }
 
 /* A completion routine runs in the issuing thread's alertable wait. */
@@ -179,6 +202,16 @@ NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
     io_op_free(op);
 }
 
+NSPA_HIDDEN void io_complete_chain(struct io_op *list)
+{
+    while (list) {
+        struct io_op *op = list;
+        list = op->next;
+        op->next = NULL;
+        io_complete(op, op->res);
+    }
+}
+
 NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid)
 {
     const struct io_engine *e = io_engine();
@@ -191,13 +224,15 @@ NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid)
             if (ov && op->ov != ov) continue;
             if (tid && op->tid != tid) continue;
             n++;
-            if (e && e->cancel(op)) {
+            if (!op->in_engine || (e && e->cancel(op))) {
                 io_pending_unlink(f, op);
                 op->next = done;
                 done = op;
             }
         }
     }
+    struct io_op *failed = NULL;
+    for (int d = 0; d < 2; d++) io_submit_next(f, d, &failed);
     pthread_mutex_unlock(&f->lock);
     while (done) {
         struct io_op *op = done;
@@ -205,5 +240,6 @@ NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid)
         op->next = NULL;
         io_complete(op, -ECANCELED);
     }
+    io_complete_chain(failed);
     return n;
 }

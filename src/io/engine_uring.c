@@ -83,10 +83,13 @@ static int uring_cancel(struct io_op *op)
 static void finish(struct io_op *op, int res)
 {
     struct io_file *f = op->file;
+    struct io_op *failed = NULL;
     pthread_mutex_lock(&f->lock);
     io_pending_unlink(f, op);
+    io_submit_next(f, op->dir, &failed);
     pthread_mutex_unlock(&f->lock);
     io_complete(op, io_op_finish(op, res));
+    io_complete_chain(failed);
 }
 
 static void *uring_main(void *arg)

@@ -133,6 +133,9 @@ NSPA_HIDDEN int io_issue(struct io_op *op);
 /* The operation ended with @res (file lock NOT held; op off the pending list). */
 NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res);
 NSPA_HIDDEN void io_pending_unlink(struct io_file *f, struct io_op *op);
+NSPA_HIDDEN int io_submit_locked(struct io_op *op);
+NSPA_HIDDEN void io_submit_next(struct io_file *f, int dir, struct io_op **failed);
+NSPA_HIDDEN void io_complete_chain(struct io_op *list);   /* each with its op->res */
 /* Cancel the pending ops of @f whose OVERLAPPED is @ov (NULL: all; tid: only those of
  * that thread when nonzero). Returns how many were asked to stop. */
 NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid);
