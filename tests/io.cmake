@@ -13,3 +13,4 @@ nspa_add_io_test(io_overlapped SOURCES tests/io_overlapped.c THREADED TIMEOUT 60
 nspa_add_io_test(io_iocp SOURCES tests/io_iocp.c THREADED TIMEOUT 60)
 nspa_add_io_test(io_bad_input SOURCES tests/io_bad_input.c THREADED TIMEOUT 60)
 nspa_add_io_test(io_stress SOURCES tests/io_stress.c THREADED TIMEOUT 120)
+nspa_add_io_test(io_file SOURCES tests/io_file.c THREADED TIMEOUT 60)

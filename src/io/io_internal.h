@@ -94,6 +94,9 @@ struct io_file {
     uint32_t es_mask, es_pending, es_armed;
     int es_err[10];
     uint8_t es_connected, es_closed;
+    /* disk files: access and share bits (file.c), FILE_FLAG_NO_BUFFERING */
+    uint64_t dev, ino;
+    uint8_t acc_bits, share_bits, shared_in, no_buffering, can_read, can_write;
     /* completion port: its packets (under lock), the thread count limit */
     struct io_op *pk_head, *pk_tail;
 };
@@ -145,6 +148,16 @@ NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid);
 NSPA_HIDDEN int64_t io_op_try(struct io_op *op);
 /* Finish what the kernel did (AcceptEx addresses, RecvFrom source, flags). */
 NSPA_HIDDEN int64_t io_op_finish(struct io_op *op, int64_t res);
+
+/* ---- wsa.c: the issue side shared by sockets and files ------------------------------ */
+/* a record for an operation on @f (the caller's reference on f goes to it) */
+NSPA_HIDDEN struct io_op *io_op_new(struct io_file *f, int kind, int dir, void *ov, void *routine, int rk);
+/* issue it: 0 completed now (*bytes), -EINPROGRESS pending, -errno failed (record and
+ * reference released) */
+NSPA_HIDDEN int io_op_issue(struct io_op *op, uint32_t *bytes);
+
+/* ---- file.c ------------------------------------------------------------------- */
+NSPA_HIDDEN void io_share_release(struct io_file *f);   /* the last reference went */
 
 /* ---- iocp.c -------------------------------------------------------------------- */
 NSPA_HIDDEN int io_port_create(uint32_t concurrency, nspa_obj_t *out);

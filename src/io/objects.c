@@ -174,6 +174,7 @@ NSPA_HIDDEN void io_file_put(struct io_file *f)
         const struct io_engine *e = io_engine();
         if (e) e->file_gone(f);
     }
+    if (f->shared_in) io_share_release(f);
     if (f->fd >= 0 && !f->is_std) close(f->fd);
     f->fd = -1;
     if (f->port) io_file_put(f->port);

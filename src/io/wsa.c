@@ -18,7 +18,7 @@ static void set_event(struct io_op *op, void *ov)
     op->event = (nspa_obj_t)(e & ~(uintptr_t)1);
 }
 
-static struct io_op *op_new(struct io_file *f, int kind, int dir, void *ov, void *routine, int rk)
+NSPA_HIDDEN struct io_op *io_op_new(struct io_file *f, int kind, int dir, void *ov, void *routine, int rk)
 {
     struct io_op *op = io_op_alloc();
     if (!op) return NULL;
@@ -27,7 +27,8 @@ static struct io_op *op_new(struct io_file *f, int kind, int dir, void *ov, void
     op->dir = (uint8_t)dir;
     op->ov = ov;
     op->tid = nspa_thread_id();
-    if (ov) set_event(op, ov);
+    /* with a completion routine, hEvent belongs to the program (ReadFileEx, WSARecv) */
+    if (ov && !routine) set_event(op, ov);
     if (routine) {
         op->routine = routine;
         op->routine_kind = (uint8_t)rk;
@@ -38,7 +39,7 @@ static struct io_op *op_new(struct io_file *f, int kind, int dir, void *ov, void
 
 /* Issue; the op holds the caller's reference on f. On an immediate completion the
  * OVERLAPPED tells the bytes. */
-static int issue(struct io_op *op, uint32_t *bytes)
+NSPA_HIDDEN int io_op_issue(struct io_op *op, uint32_t *bytes)
 {
     struct io_file *f = op->file;
     void *ov = op->ov;
@@ -95,7 +96,7 @@ NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
     int r = sock_ref(s, &f);
     if (r) return r;
     if (!flags) { io_file_put(f); return -EFAULT; }
-    struct io_op *op = op_new(f, OP_RECV, 0, ov, routine, RT_WSA);
+    struct io_op *op = io_op_new(f, OP_RECV, 0, ov, routine, RT_WSA);
     if (!op) { io_file_put(f); return -ENOBUFS; }
     if ((r = fill(op, b, n))) FAIL_OP(op, f, r);
     if (*flags & 2) op->msg_flags |= MSG_PEEK;
@@ -109,7 +110,7 @@ NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
         op->msg.msg_namelen = sizeof(op->addr);
     }
     *flags = 0;
-    r = issue(op, bytes);
+    r = io_op_issue(op, bytes);
     if (r == -EMSGSIZE) *flags = 0x8000;          /* MSG_PARTIAL */
     return r;
 }
@@ -120,7 +121,7 @@ NSPA_HIDDEN int io_ws_send_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
     struct io_file *f;
     int r = sock_ref(s, &f);
     if (r) return r;
-    struct io_op *op = op_new(f, OP_SEND, 1, ov, routine, RT_WSA);
+    struct io_op *op = io_op_new(f, OP_SEND, 1, ov, routine, RT_WSA);
     if (!op) { io_file_put(f); return -ENOBUFS; }
     if ((r = fill(op, b, n))) FAIL_OP(op, f, r);
     if (to && f->type == SOCK_DGRAM) {
@@ -130,7 +131,7 @@ NSPA_HIDDEN int io_ws_send_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
         op->msg.msg_namelen = (socklen_t)l;
     }
     (void)flags;
-    r = issue(op, bytes);
+    r = io_op_issue(op, bytes);
     if (r == -EPIPE) r = -ESHUTDOWN;
     return r;
 }
@@ -147,7 +148,7 @@ NSPA_HIDDEN int io_ws_accept_ovl(uint32_t s, uint32_t acc, void *buf, uint32_t r
     else if (!f->listening) r = -EINVAL;
     else if (rxlen) r = -EOPNOTSUPP;             /* docs/io.md: no receive with the accept */
     else if ((int)local < need || (int)remote < need) r = -EFAULT;
-    struct io_op *op = r ? NULL : op_new(f, OP_ACCEPT, 0, ov, NULL, 0);
+    struct io_op *op = r ? NULL : io_op_new(f, OP_ACCEPT, 0, ov, NULL, 0);
     if (!op) {
         io_file_put(a);
         io_file_put(f);
@@ -157,7 +158,7 @@ NSPA_HIDDEN int io_ws_accept_ovl(uint32_t s, uint32_t acc, void *buf, uint32_t r
     op->acc_buf = buf;
     op->acc_local = local;
     op->acc_remote = remote;
-    r = issue(op, bytes);
+    r = io_op_issue(op, bytes);
     return r;
 }
 
@@ -176,12 +177,12 @@ NSPA_HIDDEN int io_ws_connect_ovl(uint32_t s, const void *wa, int wlen, const vo
              (me.ss_family == AF_INET && ((struct sockaddr_in *)&me)->sin_port == 0) ||
              (me.ss_family == AF_INET6 && ((struct sockaddr_in6 *)&me)->sin6_port == 0))
         r = -EINVAL;                             /* ConnectEx needs a bound socket */
-    struct io_op *op = r ? NULL : op_new(f, OP_CONNECT, 1, ov, NULL, 0);
+    struct io_op *op = r ? NULL : io_op_new(f, OP_CONNECT, 1, ov, NULL, 0);
     if (!op) { io_file_put(f); return r ? r : -ENOBUFS; }
     int l = io_addr_from_win(wa, wlen, &op->addr);
     if (l < 0) FAIL_OP(op, f, l);
     op->msg.msg_namelen = (socklen_t)l;
-    r = issue(op, NULL);
+    r = io_op_issue(op, NULL);
     if (sent && !r) *sent = 0;
     return r;
 }

@@ -17,6 +17,7 @@
 #endif
 #include "minwinbase.h"
 #include "ioapiset.h"
+#include "fileapi.h"
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
 #endif
