@@ -96,5 +96,5 @@ static void epoll_file_gone(struct io_file *f)
 }
 
 const struct io_engine io_engine_epoll = {
-    "epoll", epoll_init, epoll_submit, epoll_cancel, epoll_file_new, epoll_file_gone,
+    "epoll", epoll_init, epoll_submit, epoll_cancel, epoll_file_new, epoll_file_gone, NULL,
 };

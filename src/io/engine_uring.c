@@ -10,7 +10,9 @@
  */
 #include <errno.h>
 #include <liburing.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <string.h>
 #include "io/io_internal.h"
 
@@ -19,6 +21,37 @@ static pthread_mutex_t sq_lock;
 static pthread_t thread;
 
 #define CANCEL_TAG 1ull       /* user_data of cancel requests: never an operation */
+static struct io_uring_sqe *get_sqe(void);
+#define ES_TAG     3ull       /* the poll request on the event-select epoll set */
+
+/* WSAEventSelect sockets: an edge-triggered epoll set, itself watched by a multishot
+ * poll request on the ring (es.c) */
+static int es_epfd = -1;
+static int es_armed;
+
+static void es_arm_locked(void)
+{
+    struct io_uring_sqe *sqe = get_sqe();
+    if (!sqe) return;
+    io_uring_prep_poll_multishot(sqe, es_epfd, POLLIN);
+    io_uring_sqe_set_data64(sqe, ES_TAG);
+    io_uring_submit(&ring);
+    es_armed = 1;
+}
+
+static void es_dispatch(void)
+{
+    struct epoll_event ev[64];
+    int n;
+    while ((n = epoll_wait(es_epfd, ev, 64, 0)) > 0) {
+        for (int i = 0; i < n; i++) {
+            struct io_file *f = ev[i].data.ptr;
+            pthread_mutex_lock(&f->lock);
+            if (f->es_mask) io_es_poll(f);
+            pthread_mutex_unlock(&f->lock);
+        }
+    }
+}
 
 static int prep(struct io_uring_sqe *sqe, struct io_op *op)
 {
@@ -108,7 +141,16 @@ static void *uring_main(void *arg)
             uint64_t ud = io_uring_cqe_get_data64(cqes[i]);
             int res = cqes[i]->res;
             io_uring_cqe_seen(&ring, cqes[i]);
-            if (ud && ud != CANCEL_TAG) finish((struct io_op *)(uintptr_t)ud, res);
+            if (ud == ES_TAG) {
+                if (!(cqes[i]->flags & IORING_CQE_F_MORE)) {   /* the multishot ended: re-arm */
+                    pthread_mutex_lock(&sq_lock);
+                    es_arm_locked();
+                    pthread_mutex_unlock(&sq_lock);
+                }
+                es_dispatch();
+            } else if (ud && ud != CANCEL_TAG) {
+                finish((struct io_op *)(uintptr_t)ud, res);
+            }
         }
     }
     return NULL;
@@ -148,8 +190,23 @@ static int uring_init(void)
 }
 
 static void uring_file_new(struct io_file *f) { (void)f; }
-static void uring_file_gone(struct io_file *f) { (void)f; }
+
+static void uring_es_watch(struct io_file *f, int on)
+{
+    pthread_mutex_lock(&sq_lock);
+    if (es_epfd < 0) es_epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (es_epfd >= 0 && !es_armed) es_arm_locked();
+    pthread_mutex_unlock(&sq_lock);
+    if (es_epfd < 0) return;
+    struct epoll_event e = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = f };
+    epoll_ctl(es_epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, f->fd, on ? &e : NULL);
+}
+
+static void uring_file_gone(struct io_file *f)
+{
+    if (f->es_mask && es_epfd >= 0) epoll_ctl(es_epfd, EPOLL_CTL_DEL, f->fd, NULL);
+}
 
 const struct io_engine io_engine_uring = {
-    "io_uring", uring_init, uring_submit, uring_cancel, uring_file_new, uring_file_gone,
+    "io_uring", uring_init, uring_submit, uring_cancel, uring_file_new, uring_file_gone, uring_es_watch,
 };

@@ -33,7 +33,7 @@ NSPA_HIDDEN int io_ws_ioctl(uint32_t s, uint32_t cmd, uint32_t *arg);
 NSPA_HIDDEN int io_ws_poll(struct io_wspollfd *fds, uint32_t n, int timeout_ms);
 NSPA_HIDDEN int io_ws_is_socket(uint32_t s);            /* 1, 0 another handle, -EBADF */
 NSPA_HIDDEN int io_ws_event_select(uint32_t s, uint32_t ev, uint32_t mask);
-NSPA_HIDDEN int io_ws_enum_events(uint32_t s, uint32_t *events, int *errs);
+NSPA_HIDDEN int io_ws_enum_events(uint32_t s, uint32_t ev, uint32_t *events, int *errs);
 
 /* overlapped (wsa.c): 0 completed now (*bytes), -EINPROGRESS pending, -errno failed */
 NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n, uint32_t *flags, void *from,

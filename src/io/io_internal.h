@@ -125,7 +125,8 @@ struct io_engine {
      * caller completes it, aborted); 0: asked, the engine completes it later */
     int (*cancel)(struct io_op *op);
     void (*file_new)(struct io_file *f);  /* a socket is made (epoll: registration) */
-    void (*file_gone)(struct io_file *f); /* the fd is about to close (file lock held) */
+    void (*file_gone)(struct io_file *f); /* the fd is about to close */
+    void (*es_watch)(struct io_file *f, int on);   /* WSAEventSelect readiness (file lock held) */
 };
 extern const struct io_engine io_engine_uring NSPA_HIDDEN, io_engine_epoll NSPA_HIDDEN;
 NSPA_HIDDEN const struct io_engine *io_engine(void);  /* started on first use; NULL: none */

@@ -201,9 +201,8 @@ NSPA_EXPORT int WSAAPI WSAEnumNetworkEvents(SOCKET s, WSAEVENT e, LPWSANETWORKEV
     if (BAD_SOCKET(s)) return ws_fail(WSAENOTSOCK);
     if (!out) return ws_fail(WSAEFAULT);
     uint32_t ev = 0;
-    int r = io_ws_enum_events((uint32_t)s, &ev, out->iErrorCode);
+    int r = io_ws_enum_events((uint32_t)s, (uint32_t)(uintptr_t)e, &ev, out->iErrorCode);
     if (r < 0) return ws_fail(ws_err(r));
     out->lNetworkEvents = (long)ev;
-    if (e) ResetEvent(e);
     return 0;
 }

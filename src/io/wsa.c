@@ -110,6 +110,7 @@ NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
         op->msg.msg_namelen = sizeof(op->addr);
     }
     *flags = 0;
+    if (f->es_mask) io_es_reenable(f, 1);       /* a receive re-enables FD_READ */
     r = io_op_issue(op, bytes);
     if (r == -EMSGSIZE) *flags = 0x8000;          /* MSG_PARTIAL */
     return r;
