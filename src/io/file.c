@@ -7,7 +7,9 @@
  * (device, inode) pairs and their access and share bits, under one mutex taken on open
  * and on the last close only): an open whose access another open does not share, or
  * that does not share an access another open has, fails with ERROR_SHARING_VIOLATION.
- * Other processes are not seen (docs/io.md).
+ * Other processes are not seen (docs/io.md). As on NT, the share access goes with the
+ * last handle (NT's cleanup), not with the last reference: an operation finishing on
+ * the engine thread may hold the record a moment longer.
  *
  * The file pointer is NSPA's (f->pos, under the file's lock): synchronous calls use
  * pread/pwrite at it and advance it; overlapped handles use the OVERLAPPED's offset.
@@ -67,6 +69,10 @@ violation:
 NSPA_HIDDEN void io_share_release(struct io_file *f)
 {
     pthread_mutex_lock(&share_lock);
+    if (!f->shared_in) {
+        pthread_mutex_unlock(&share_lock);
+        return;
+    }
     for (struct share **pp = &shares; *pp; pp = &(*pp)->next) {
         struct share *s = *pp;
         if (s->dev != f->dev || s->ino != f->ino) continue;

@@ -50,6 +50,7 @@ NSPA_HIDDEN void io_file_closed_hook(struct sobj *o)
     struct io_file *f = slot_at(slot);
     if (!f || f->gen != gen) return;
     if (f->is_port) io_port_closed(f);
+    if (!f->is_port && !f->is_socket) io_share_release(f);   /* NT's cleanup: with the last handle */
     pthread_mutex_lock(&f->lock);
     f->closing = 1;
     f->obj = NULL;
@@ -174,7 +175,7 @@ NSPA_HIDDEN void io_file_put(struct io_file *f)
         const struct io_engine *e = io_engine();
         if (e) e->file_gone(f);
     }
-    if (f->shared_in) io_share_release(f);
+    if (!f->is_port && !f->is_socket) io_share_release(f);
     if (f->fd >= 0 && !f->is_std) close(f->fd);
     f->fd = -1;
     if (f->port) io_file_put(f->port);
