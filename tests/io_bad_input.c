@@ -194,7 +194,7 @@ static void cancel_races(void)
         else if (o) other++;
         else lost++;
         CHECK(o == NULL || o == &ov);
-        while (race_go) YieldProcessor();
+        while (InterlockedCompareExchange(&race_go, 0, 0)) YieldProcessor();
     }
     WaitForSingleObject(t, 10000);
     CloseHandle(t);

@@ -178,10 +178,12 @@ NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
         uintptr_t *ov = op->ov;
         ov[1] = res > 0 ? (uintptr_t)res : 0;                          /* InternalHigh */
         __atomic_store_n(&ov[0], (uintptr_t)op->status, __ATOMIC_RELEASE);   /* Internal */
+        /* the modes and the port may be set while operations are in flight: atomics */
+        uint8_t modes = __atomic_load_n(&f->notify_modes, __ATOMIC_ACQUIRE);
         if (op->event) nspa_event_set(op->event, NULL);
-        else if (!(f->notify_modes & 2)) io_file_signal(f, 1);          /* SKIP_SET_EVENT_ON_HANDLE */
-        int skip = op->immediate && op->status == 0 && (f->notify_modes & 1);   /* SKIP_PORT_ON_SUCCESS */
-        struct io_file *port = f->port;
+        else if (!(modes & 2)) io_file_signal(f, 1);                    /* SKIP_SET_EVENT_ON_HANDLE */
+        int skip = op->immediate && op->status == 0 && (modes & 1);     /* SKIP_PORT_ON_SUCCESS */
+        struct io_file *port = __atomic_load_n(&f->port, __ATOMIC_ACQUIRE);
         if (port && !op->no_port && !skip) {
             op->key = f->key;
             op->file = NULL;

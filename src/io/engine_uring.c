@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <string.h>
 #include "io/io_internal.h"
+#include "common/platform.h"
 
 static struct io_uring ring;
 static pthread_mutex_t sq_lock;
@@ -33,7 +34,7 @@ static void es_arm_locked(void)
 {
     struct io_uring_sqe *sqe = get_sqe();
     if (!sqe) return;
-    io_uring_prep_poll_multishot(sqe, es_epfd, POLLIN);
+    io_uring_prep_poll_multishot(sqe, __atomic_load_n(&es_epfd, __ATOMIC_RELAXED), POLLIN);
     io_uring_sqe_set_data64(sqe, ES_TAG);
     io_uring_submit(&ring);
     es_armed = 1;
@@ -43,7 +44,8 @@ static void es_dispatch(void)
 {
     struct epoll_event ev[64];
     int n;
-    while ((n = epoll_wait(es_epfd, ev, 64, 0)) > 0) {
+    int epfd = __atomic_load_n(&es_epfd, __ATOMIC_ACQUIRE);
+    while ((n = epoll_wait(epfd, ev, 64, 0)) > 0) {
         for (int i = 0; i < n; i++) {
             struct io_file *f = ev[i].data.ptr;
             pthread_mutex_lock(&f->lock);
@@ -72,6 +74,7 @@ static int prep(struct io_uring_sqe *sqe, struct io_op *op)
     default: return -EINVAL;
     }
     io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op);
+    NSPA_TSAN_RELEASE(op);           /* the kernel hands the record to the engine thread */
     return 0;
 }
 
@@ -115,6 +118,7 @@ static int uring_cancel(struct io_op *op)
 
 static void finish(struct io_op *op, int res)
 {
+    NSPA_TSAN_ACQUIRE(op);
     struct io_file *f = op->file;
     struct io_op *failed = NULL;
     pthread_mutex_lock(&f->lock);
@@ -194,17 +198,22 @@ static void uring_file_new(struct io_file *f) { (void)f; }
 static void uring_es_watch(struct io_file *f, int on)
 {
     pthread_mutex_lock(&sq_lock);
-    if (es_epfd < 0) es_epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (es_epfd >= 0 && !es_armed) es_arm_locked();
+    int epfd = __atomic_load_n(&es_epfd, __ATOMIC_RELAXED);
+    if (epfd < 0) {
+        epfd = epoll_create1(EPOLL_CLOEXEC);
+        __atomic_store_n(&es_epfd, epfd, __ATOMIC_RELEASE);
+    }
+    if (epfd >= 0 && !es_armed) es_arm_locked();
     pthread_mutex_unlock(&sq_lock);
-    if (es_epfd < 0) return;
+    if (epfd < 0) return;
     struct epoll_event e = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = f };
-    epoll_ctl(es_epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, f->fd, on ? &e : NULL);
+    epoll_ctl(epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, f->fd, on ? &e : NULL);
 }
 
 static void uring_file_gone(struct io_file *f)
 {
-    if (f->es_mask && es_epfd >= 0) epoll_ctl(es_epfd, EPOLL_CTL_DEL, f->fd, NULL);
+    int epfd = __atomic_load_n(&es_epfd, __ATOMIC_ACQUIRE);
+    if (f->es_mask && epfd >= 0) epoll_ctl(epfd, EPOLL_CTL_DEL, f->fd, NULL);
 }
 
 const struct io_engine io_engine_uring = {

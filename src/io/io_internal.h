@@ -75,6 +75,7 @@ struct io_file {
     _Atomic uint32_t refs;              /* 0: the record is free */
     uint32_t gen;                       /* bumped at every reuse (stale handles) */
     uint32_t slot;
+    uint32_t free_next;                 /* the records' free list (slot + 1) */
     int fd;
     uint8_t is_socket, is_port, listening, closing;
     uint8_t nonblock;                   /* FIONBIO / WSAEventSelect */

@@ -16,6 +16,7 @@
  * NT. The port kind is in iocp.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -25,7 +26,7 @@
 #define FDIR   16384u                    /* 4M records */
 
 static struct io_file *fchunks[FDIR];
-static uint32_t fhwm, ffree;             /* free list: slot + 1, linked through fd */
+static uint32_t fhwm, ffree;             /* free list: slot + 1, linked through free_next */
 static pthread_mutex_t flock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline struct io_file *slot_at(uint32_t i)
@@ -84,7 +85,7 @@ static struct io_file *slot_alloc(void)
     struct io_file *f = NULL;
     if (ffree) {
         f = slot_at(ffree - 1);
-        ffree = (uint32_t)f->fd;
+        ffree = f->free_next;
     } else if (fhwm < FCHUNK * FDIR) {
         if (!fchunks[fhwm / FCHUNK]) {
             void *c = mmap(NULL, sizeof(struct io_file) * FCHUNK, PROT_READ | PROT_WRITE,
@@ -107,7 +108,7 @@ static struct io_file *slot_alloc(void)
 static void slot_release(struct io_file *f)
 {
     pthread_mutex_lock(&flock);
-    f->fd = (int)ffree;
+    f->free_next = ffree;
     ffree = f->slot + 1;
     pthread_mutex_unlock(&flock);
 }
@@ -117,13 +118,17 @@ NSPA_HIDDEN int io_file_new(int is_port, struct io_file **out, nspa_obj_t *h)
     io_init_once();
     struct io_file *f = slot_alloc();
     if (!f) return -ENOMEM;
-    /* reset everything but the lock, the slot and the generation */
+    /* reset everything but the lock, the count, the slot and the generation; under
+     * the lock, because the epoll engine may still look at the record for an event of
+     * the socket it held before */
+    pthread_mutex_lock(&f->lock);
     uint32_t gen = f->gen + 1, slot = f->slot;
-    memset((char *)f + sizeof(f->lock), 0, sizeof(*f) - sizeof(f->lock));
+    memset(&f->gen, 0, sizeof(*f) - offsetof(struct io_file, gen));
     f->gen = gen;
     f->slot = slot;
     f->fd = -1;
     f->is_port = (uint8_t)is_port;
+    pthread_mutex_unlock(&f->lock);
     atomic_store_explicit(&f->refs, 1, memory_order_release);
     int r = nspa__obj_create(is_port ? NSPA_TYPE_IOCP : NSPA_TYPE_FILE, 0, slot, gen, h);
     if (r) {
@@ -176,17 +181,23 @@ NSPA_HIDDEN void io_file_put(struct io_file *f)
         if (e) e->file_gone(f);
     }
     if (!f->is_port && !f->is_socket) io_share_release(f);
+    pthread_mutex_lock(&f->lock);            /* a stale engine event may look (above) */
     if (f->fd >= 0 && !f->is_std) close(f->fd);
     f->fd = -1;
-    if (f->port) io_file_put(f->port);
+    struct io_file *port = f->port;
     f->port = NULL;
-    for (struct io_op *op = f->pk_head, *n; op; op = n) {   /* packets never taken */
-        n = op->next;
-        io_op_free(op);
-    }
+    struct io_op *pk = f->pk_head;
     f->pk_head = f->pk_tail = NULL;
-    if (f->es_event) nspa_close(f->es_event);
+    nspa_obj_t es = f->es_event;
     f->es_event = 0;
+    f->es_mask = 0;
+    pthread_mutex_unlock(&f->lock);
+    if (port) io_file_put(port);
+    for (struct io_op *n; pk; pk = n) {     /* packets never taken */
+        n = pk->next;
+        io_op_free(pk);
+    }
+    if (es) nspa_close(es);
     slot_release(f);
 }
 

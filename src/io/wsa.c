@@ -246,8 +246,8 @@ NSPA_HIDDEN int io_port_assoc(uint32_t h, uint32_t port, uintptr_t key)
         pthread_mutex_lock(&f->lock);
         if (f->port) r = -EINVAL;        /* a handle is associated once */
         else {
-            f->port = p;                 /* the file keeps the reference */
             f->key = key;
+            __atomic_store_n(&f->port, p, __ATOMIC_RELEASE);   /* the file keeps the reference */
             p = NULL;
         }
         pthread_mutex_unlock(&f->lock);
@@ -296,7 +296,7 @@ NSPA_HIDDEN int io_set_notify(uint32_t h, uint8_t modes)
     struct io_file *f = io_file_get(h, &err);
     if (!f) return err;
     if (modes & ~3u) { io_file_put(f); return -EINVAL; }
-    f->notify_modes |= modes;            /* NT: the modes cannot be turned off */
+    __atomic_fetch_or(&f->notify_modes, modes, __ATOMIC_RELEASE);   /* NT: they cannot be turned off */
     io_file_put(f);
     return 0;
 }

@@ -27,7 +27,9 @@ typedef struct _OVERLAPPED_ENTRY {
 typedef void (WINAPI *LPOVERLAPPED_COMPLETION_ROUTINE)(DWORD err, DWORD bytes, LPOVERLAPPED ov);
 
 #define STATUS_PENDING_VALUE 0x103
-#define HasOverlappedIoCompleted(ov) (((DWORD)(ov)->Internal) != STATUS_PENDING_VALUE)
+/* an atomic read: the I/O engine's thread writes Internal (release) when it completes */
+#define HasOverlappedIoCompleted(ov) \
+    ((DWORD)__atomic_load_n(&(ov)->Internal, __ATOMIC_ACQUIRE) != STATUS_PENDING_VALUE)
 
 #ifdef __cplusplus
 }
