@@ -178,18 +178,20 @@ NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
         uintptr_t *ov = op->ov;
         ov[1] = res > 0 ? (uintptr_t)res : 0;                          /* InternalHigh */
         __atomic_store_n(&ov[0], (uintptr_t)op->status, __ATOMIC_RELEASE);   /* Internal */
-        /* the modes and the port may be set while operations are in flight: atomics */
+        /* the modes may be set while operations are in flight: an atomic */
         uint8_t modes = __atomic_load_n(&f->notify_modes, __ATOMIC_ACQUIRE);
         if (op->event) nspa_event_set(op->event, NULL);
         else if (!(modes & 2)) io_file_signal(f, 1);                    /* SKIP_SET_EVENT_ON_HANDLE */
         int skip = op->immediate && op->status == 0 && (modes & 1);     /* SKIP_PORT_ON_SUCCESS */
-        struct io_file *port = __atomic_load_n(&f->port, __ATOMIC_ACQUIRE);
+        /* the port the handle had when the operation was issued (an association made
+         * while it completes must not get a packet for it: its event may already have
+         * told the program it is done); the file's reference keeps the port until the
+         * packet is queued */
+        struct io_file *port = op->port;
         if (port && !op->no_port && !skip) {
-            op->key = f->key;
             op->file = NULL;
+            io_port_post(port, op);
             io_file_put(f);
-            if (io_port_post(port, op) == 0) return;
-            io_op_free(op);
             return;
         }
         if (op->routine_kind) {

@@ -72,8 +72,6 @@ NSPA_HIDDEN void io_es_poll(struct io_file *f)
     if (newly && f->es_event) nspa_event_set(f->es_event, NULL);
 }
 
-NSPA_HIDDEN void io_es_note(struct io_file *f, int ev, int err) { (void)f; (void)ev; (void)err; }
-
 NSPA_HIDDEN void io_es_reenable(struct io_file *f, int ev)
 {
     pthread_mutex_lock(&f->lock);
@@ -87,12 +85,8 @@ NSPA_HIDDEN void io_es_reenable(struct io_file *f, int ev)
 NSPA_HIDDEN int io_ws_event_select(uint32_t s, uint32_t ev, uint32_t mask)
 {
     int err = 0;
-    struct io_file *f = io_file_get(s, &err);
+    struct io_file *f = io_sock_get(s, &err);
     if (!f) return -ENOTSOCK;
-    if (!f->is_socket) {
-        io_file_put(f);
-        return -ENOTSOCK;
-    }
     nspa_obj_t dup = 0;
     int r = 0;
     if (mask & ~(uint32_t)0x3ff) r = -EINVAL;
@@ -123,12 +117,8 @@ NSPA_HIDDEN int io_ws_event_select(uint32_t s, uint32_t ev, uint32_t mask)
 NSPA_HIDDEN int io_ws_enum_events(uint32_t s, uint32_t ev, uint32_t *events, int *errs)
 {
     int err = 0;
-    struct io_file *f = io_file_get(s, &err);
+    struct io_file *f = io_sock_get(s, &err);
     if (!f) return -ENOTSOCK;
-    if (!f->is_socket) {
-        io_file_put(f);
-        return -ENOTSOCK;
-    }
     if (ev && nspa_obj_type(ev) != NSPA_TYPE_EVENT) {
         io_file_put(f);
         return -EINVAL;

@@ -128,12 +128,8 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
         return e;
     }
     struct io_file *f;
-    int r = io_file_new(0, &f, out);
-    if (r) {
-        close(fd);
-        return r;
-    }
-    f->fd = fd;
+    int r = io_file_new(0, fd, &f, out);
+    if (r) return r;
     f->overlapped = (flags & 0x40000000u) != 0;         /* FILE_FLAG_OVERLAPPED */
     f->no_buffering = (uint8_t)no_buf;
     f->can_read = (acc & A_READ) != 0;
@@ -292,10 +288,10 @@ NSPA_HIDDEN int io_std_handle(int which, uint32_t *out)
     int r = 0;
     if (!std_h[which]) {
         struct io_file *f;
-        r = io_file_new(0, &f, &std_h[which]);
+        r = io_file_new(0, -1, &f, &std_h[which]);
         if (!r) {
+            f->is_std = 1;              /* before the fd: the fd is never ours to close */
             f->fd = which;
-            f->is_std = 1;
             f->can_read = which == 0;
             f->can_write = which != 0;
         }

@@ -48,6 +48,7 @@ struct io_op {
     uint8_t cancel_sent;                /* io_uring: a cancel was submitted */
     uint8_t in_engine;                  /* submitted to the engine */
     struct io_file *file;               /* holds a reference while the op lives */
+    struct io_file *port;               /* the file's port when issued (the file's ref keeps it) */
     void *ov;                           /* the OVERLAPPED (NULL for a synchronous op) */
     uintptr_t key;                      /* completion key */
     int64_t res;                        /* bytes, or -errno */
@@ -107,7 +108,9 @@ NSPA_HIDDEN struct io_op *io_op_alloc(void);           /* NULL: no memory */
 NSPA_HIDDEN void io_op_free(struct io_op *op);
 
 /* ---- objects.c ----------------------------------------------------------------- */
-NSPA_HIDDEN int io_file_new(int is_port, struct io_file **out, nspa_obj_t *h);  /* ref for the handle */
+/* a record and its handle (the handle's reference) over @fd (-1: none), which is
+ * closed if this fails */
+NSPA_HIDDEN int io_file_new(int is_port, int fd, struct io_file **out, nspa_obj_t *h);
 NSPA_HIDDEN struct io_file *io_file_get(nspa_obj_t h, int *err);   /* a ref; *err -EBADF / -ENOTSOCK */
 NSPA_HIDDEN struct io_file *io_port_get(nspa_obj_t h);
 NSPA_HIDDEN void io_file_ref(struct io_file *f);
@@ -187,13 +190,10 @@ NSPA_HIDDEN int io_addr_from_win(const void *wa, int wlen, struct sockaddr_stora
 /* Linux -> Windows into @wa of *@wlen bytes: *wlen gets the Windows length; -EFAULT
  * when it does not fit. */
 NSPA_HIDDEN int io_addr_to_win(const struct sockaddr *a, socklen_t alen, void *wa, int *wlen);
-NSPA_HIDDEN int io_sock_create(int af, int type, int proto, int overlapped, nspa_obj_t *out);
-NSPA_HIDDEN int io_sock_setopt(struct io_file *f, int level, int name, const void *val, int len);
-NSPA_HIDDEN int io_sock_getopt(struct io_file *f, int level, int name, void *val, int *len);
+/* a reference to the socket behind @s; NULL with *err -EBADF or -ENOTSOCK */
+NSPA_HIDDEN struct io_file *io_sock_get(uint32_t s, int *err);
 /* wait for readiness of a blocking socket (poll), honouring SO_RCVTIMEO/SNDTIMEO */
 NSPA_HIDDEN int io_sock_block(struct io_file *f, int events, uint32_t timeout_ms);
-NSPA_HIDDEN int io_sock_accept(struct io_file *f, void *waddr, int *wlen, nspa_obj_t *out);
-NSPA_HIDDEN void io_es_note(struct io_file *f, int ev, int err);  /* event-select record */
 NSPA_HIDDEN void io_es_reenable(struct io_file *f, int ev);
 NSPA_HIDDEN void io_es_poll(struct io_file *f);   /* look at readiness now (file lock held) */
 

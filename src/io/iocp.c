@@ -68,7 +68,7 @@ NSPA_HIDDEN int io_port_create(uint32_t concurrency, nspa_obj_t *out)
         concurrency = n > 0 ? (uint32_t)n : 1;
     }
     if (concurrency > 0x3fff) concurrency = 0x3fff;
-    int r = io_file_new(1, &f, out);
+    int r = io_file_new(1, -1, &f, out);
     if (r) return r;
     pthread_mutex_lock(&f->lock);
     if (f->obj) nspa__obj_update(f->obj, set_limit, &concurrency);

@@ -113,11 +113,14 @@ static void slot_release(struct io_file *f)
     pthread_mutex_unlock(&flock);
 }
 
-NSPA_HIDDEN int io_file_new(int is_port, struct io_file **out, nspa_obj_t *h)
+NSPA_HIDDEN int io_file_new(int is_port, int fd, struct io_file **out, nspa_obj_t *h)
 {
     io_init_once();
     struct io_file *f = slot_alloc();
-    if (!f) return -ENOMEM;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return -ENOMEM;
+    }
     /* reset everything but the lock, the count, the slot and the generation; under
      * the lock, because the epoll engine may still look at the record for an event of
      * the socket it held before */
@@ -126,13 +129,17 @@ NSPA_HIDDEN int io_file_new(int is_port, struct io_file **out, nspa_obj_t *h)
     memset(&f->gen, 0, sizeof(*f) - offsetof(struct io_file, gen));
     f->gen = gen;
     f->slot = slot;
-    f->fd = -1;
+    f->fd = fd;
     f->is_port = (uint8_t)is_port;
     pthread_mutex_unlock(&f->lock);
     atomic_store_explicit(&f->refs, 1, memory_order_release);
     int r = nspa__obj_create(is_port ? NSPA_TYPE_IOCP : NSPA_TYPE_FILE, 0, slot, gen, h);
     if (r) {
         atomic_store(&f->refs, 0);
+        pthread_mutex_lock(&f->lock);
+        f->fd = -1;
+        pthread_mutex_unlock(&f->lock);
+        if (fd >= 0) close(fd);
         slot_release(f);
         return r;
     }

@@ -53,7 +53,7 @@ NSPA_HIDDEN int io_addr_to_win(const struct sockaddr *a, socklen_t alen, void *w
     return 0;
 }
 
-static struct io_file *sock_get(uint32_t s, int *err)
+NSPA_HIDDEN struct io_file *io_sock_get(uint32_t s, int *err)
 {
     struct io_file *f = io_file_get(s, err);
     if (f && !f->is_socket) {
@@ -63,17 +63,13 @@ static struct io_file *sock_get(uint32_t s, int *err)
     }
     return f;
 }
-#define SOCK_OR_RETURN(f, s) int err_ = 0; struct io_file *f = sock_get(s, &err_); if (!f) return err_
+#define SOCK_OR_RETURN(f, s) int err_ = 0; struct io_file *f = io_sock_get(s, &err_); if (!f) return err_
 
 static int install(int fd, int family, int type, int overlapped, uint32_t *out)
 {
     struct io_file *f;
-    int r = io_file_new(0, &f, out);
-    if (r) {
-        close(fd);
-        return r;
-    }
-    f->fd = fd;
+    int r = io_file_new(0, fd, &f, out);
+    if (r) return r;
     f->is_socket = 1;
     f->family = family;
     f->type = type;
@@ -419,7 +415,7 @@ NSPA_HIDDEN int io_ws_poll(struct io_wspollfd *fds, uint32_t n, int timeout_ms)
     struct io_file *held[1024];
     for (uint32_t i = 0; i < n; i++) {
         int err = 0;
-        held[i] = fds[i].fd <= UINT32_MAX ? sock_get((uint32_t)fds[i].fd, &err) : NULL;
+        held[i] = fds[i].fd <= UINT32_MAX ? io_sock_get((uint32_t)fds[i].fd, &err) : NULL;
         p[i].fd = held[i] ? held[i]->fd : -1;
         p[i].events = 0;
         short e = fds[i].events;

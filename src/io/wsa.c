@@ -27,6 +27,8 @@ NSPA_HIDDEN struct io_op *io_op_new(struct io_file *f, int kind, int dir, void *
     op->dir = (uint8_t)dir;
     op->ov = ov;
     op->tid = nspa_thread_id();
+    op->port = __atomic_load_n(&f->port, __ATOMIC_ACQUIRE);
+    if (op->port) op->key = f->key;      /* written before the port (release) */
     /* with a completion routine, hEvent belongs to the program (ReadFileEx, WSARecv) */
     if (ov && !routine) set_event(op, ov);
     if (routine) {
@@ -77,14 +79,8 @@ static int fill(struct io_op *op, const struct io_wsabuf *b, uint32_t n)
 static int sock_ref(uint32_t s, struct io_file **out)
 {
     int err = 0;
-    struct io_file *f = io_file_get(s, &err);
-    if (!f) return io_is_port(s) ? -ENOTSOCK : -ENOTSOCK;
-    if (!f->is_socket) {
-        io_file_put(f);
-        return -ENOTSOCK;
-    }
-    *out = f;
-    return 0;
+    *out = io_sock_get(s, &err);
+    return *out ? 0 : -ENOTSOCK;
 }
 
 #define FAIL_OP(op, f, r) do { io_op_free(op); io_file_put(f); return (r); } while (0)

@@ -3,7 +3,9 @@
  *
  * Functions whose names are also C library names (socket, bind, recv, select ...) are
  * bound to nspa_ws_* symbols with asm labels, so that a native program gets the
- * Winsock ones and the C library keeps its own for everyone else in the process. */
+ * Winsock ones and the C library keeps its own for everyone else in the process; the
+ * other lower-case Winsock names (closesocket, ioctlsocket, __WSAFDIsSet) too, so that
+ * the library exports nspa_* and capitalised Win32 names only. */
 #ifndef NSPA_WIN32_WINSOCK2_H
 #define NSPA_WIN32_WINSOCK2_H
 #include "windef.h"
@@ -247,18 +249,18 @@ int WSAAPI sendto(SOCKET s, const char *buf, int len, int flags, const struct so
 int WSAAPI recvfrom(SOCKET s, char *buf, int len, int flags, struct sockaddr *from, int *fromlen)
     NSPA_WS(recvfrom);
 int WSAAPI shutdown(SOCKET s, int how) NSPA_WS(shutdown);
-int WSAAPI closesocket(SOCKET s);
+int WSAAPI closesocket(SOCKET s) NSPA_WS(closesocket);
 int WSAAPI getsockname(SOCKET s, struct sockaddr *name, int *namelen) NSPA_WS(getsockname);
 int WSAAPI getpeername(SOCKET s, struct sockaddr *name, int *namelen) NSPA_WS(getpeername);
 int WSAAPI getsockopt(SOCKET s, int level, int optname, char *optval, int *optlen) NSPA_WS(getsockopt);
 int WSAAPI setsockopt(SOCKET s, int level, int optname, const char *optval, int optlen) NSPA_WS(setsockopt);
-int WSAAPI ioctlsocket(SOCKET s, long cmd, u_long *argp);
+int WSAAPI ioctlsocket(SOCKET s, long cmd, u_long *argp) NSPA_WS(ioctlsocket);
 
 /* select over Winsock fd_sets */
 typedef struct fd_set { u_int fd_count; SOCKET fd_array[FD_SETSIZE]; } fd_set, FD_SET, *PFD_SET, *LPFD_SET;
 struct timeval { LONG tv_sec; LONG tv_usec; };
 typedef struct timeval TIMEVAL, *PTIMEVAL;
-int WSAAPI __WSAFDIsSet(SOCKET s, fd_set *set);
+int WSAAPI __WSAFDIsSet(SOCKET s, fd_set *set) NSPA_WS(__WSAFDIsSet);
 #define FD_CLR(fd, set) do { u_int __i; for (__i = 0; __i < (set)->fd_count; __i++) \
     if ((set)->fd_array[__i] == (SOCKET)(fd)) { \
         for (; __i + 1 < (set)->fd_count; __i++) (set)->fd_array[__i] = (set)->fd_array[__i + 1]; \
