@@ -177,6 +177,37 @@ static void sockets_on_port(void)
     CloseHandle(ev);
     closesocket(as);
     closesocket(c);
+
+    /* AcceptEx with a receive length completes with the first data; ConnectEx with
+     * data sends it once connected */
+    as = WSASocketA(AF_INET, SOCK_STREAM, 0, NULL, 0, WSA_FLAG_OVERLAPPED);
+    char dbuf[16 + 2 * (sizeof(struct sockaddr_in) + 16)];
+    memset(&aov, 0, sizeof(aov));
+    ok = acceptex(l, as, dbuf, 16, sizeof(struct sockaddr_in) + 16, sizeof(struct sockaddr_in) + 16, &n, &aov);
+    CHECK(!ok && GetLastError() == ERROR_IO_PENDING);
+    c = socket(AF_INET, SOCK_STREAM, 0);
+    bind(c, (struct sockaddr *)&any, sizeof(any));
+    REQUIRE(CreateIoCompletionPort((HANDLE)c, p, 2, 0) == p);
+    memset(&cov, 0, sizeof(cov));
+    DWORD sent = 0;
+    ok = connectex(c, (struct sockaddr *)&la, sizeof(la), "first", 5, &sent, &cov);
+    CHECK(ok || WSAGetLastError() == ERROR_IO_PENDING);
+    seen_accept = seen_connect = 0;
+    for (int i = 0; i < 2; i++) {
+        CHECK(GetQueuedCompletionStatus(p, &n, &key, &ov, 5000));
+        CHECK_EQ(n, 5);
+        if (key == 1) seen_accept++;
+        if (key == 2) seen_connect++;
+    }
+    CHECK_EQ(seen_accept, 1);
+    CHECK_EQ(seen_connect, 1);
+    CHECK(!memcmp(dbuf, "first", 5));
+    sockaddrs(dbuf, 16, sizeof(struct sockaddr_in) + 16, sizeof(struct sockaddr_in) + 16, &lo, &ll, &re, &rl);
+    CHECK_EQ(ll, sizeof(struct sockaddr_in));
+    CHECK_EQ(((struct sockaddr_in *)lo)->sin_port, la.sin_port);
+    CHECK_EQ(((struct sockaddr_in *)re)->sin_family, AF_INET);
+    closesocket(as);
+    closesocket(c);
     closesocket(l);
     CloseHandle(p);
 }

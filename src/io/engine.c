@@ -101,6 +101,7 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
         if (res != -EAGAIN) {
             pthread_mutex_unlock(&f->lock);
             res = io_op_finish(op, res);
+            if (res == IO_CONTINUE) return io_issue(op);   /* on its new file */
             if (res < 0) return (int)res;         /* failed at once: nothing delivered */
             op->immediate = 1;
             io_complete(op, res);
@@ -111,6 +112,7 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
         ((uintptr_t *)op->ov)[0] = IO_STATUS_PENDING;   /* Internal */
         ((uintptr_t *)op->ov)[1] = 0;
     }
+    op->went_pending = 1;
     pending_link(f, op);
     int r = first ? io_submit_locked(op) : 0;
     if (r < 0) io_pending_unlink(f, op);
@@ -182,7 +184,7 @@ NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
         uint8_t modes = __atomic_load_n(&f->notify_modes, __ATOMIC_ACQUIRE);
         if (op->event) nspa_event_set(op->event, NULL);
         else if (!(modes & 2)) io_file_signal(f, 1);                    /* SKIP_SET_EVENT_ON_HANDLE */
-        int skip = op->immediate && op->status == 0 && (modes & 1);     /* SKIP_PORT_ON_SUCCESS */
+        int skip = op->immediate && !op->went_pending && op->status == 0 && (modes & 1);   /* SKIP_PORT_ON_SUCCESS */
         /* the port the handle had when the operation was issued (an association made
          * while it completes must not get a packet for it: its event may already have
          * told the program it is done); the file's reference keeps the port until the
@@ -204,6 +206,19 @@ NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
     }
     io_file_put(f);
     io_op_free(op);
+}
+
+NSPA_HIDDEN void io_finish_complete(struct io_op *op, int64_t res)
+{
+    res = io_op_finish(op, res);
+    if (res != IO_CONTINUE) {
+        io_complete(op, res);
+        return;
+    }
+    /* the caller was told "pending" already: a continuation that fails at once is
+     * this operation's completion */
+    int r = io_issue(op);
+    if (r < 0) io_complete(op, r);
 }
 
 NSPA_HIDDEN void io_complete_chain(struct io_op *list)

@@ -66,7 +66,7 @@ static void *epoll_main(void *arg)
                 struct io_op *op = rev;
                 rev = op->next;
                 op->next = NULL;
-                io_complete(op, io_op_finish(op, op->res));
+                io_finish_complete(op, op->res);
             }
         }
     }

@@ -125,7 +125,7 @@ static void finish(struct io_op *op, int res)
     io_pending_unlink(f, op);
     io_submit_next(f, op->dir, &failed);
     pthread_mutex_unlock(&f->lock);
-    io_complete(op, io_op_finish(op, res));
+    io_finish_complete(op, res);
     io_complete_chain(failed);
 }
 

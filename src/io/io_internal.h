@@ -66,6 +66,8 @@ struct io_op {
     struct io_file *acc;                /* AcceptEx: the accepting socket (a ref) */
     void *acc_buf;
     uint32_t acc_local, acc_remote;
+    uint32_t acc_rxlen;                 /* AcceptEx: data to receive; ConnectEx: to send */
+    uint8_t went_pending;               /* returned pending to its caller once */
     int64_t offset;                     /* files */
     struct nspa_apc apc;                /* the completion routine's APC */
 };
@@ -151,8 +153,13 @@ NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid);
 /* ---- ops.c --------------------------------------------------------------------- */
 /* Run the operation's system call once without blocking: bytes, or -errno (-EAGAIN). */
 NSPA_HIDDEN int64_t io_op_try(struct io_op *op);
-/* Finish what the kernel did (AcceptEx addresses, RecvFrom source, flags). */
+/* Finish what the kernel did (AcceptEx addresses, RecvFrom source, flags). Returns
+ * the result, or IO_CONTINUE: the operation goes on as another one (AcceptEx's first
+ * receive, ConnectEx's send) and is to be issued again (io_continue). */
+#define IO_CONTINUE (-1000000)
 NSPA_HIDDEN int64_t io_op_finish(struct io_op *op, int64_t res);
+/* an operation that finished in the engine: complete it, or issue its continuation */
+NSPA_HIDDEN void io_finish_complete(struct io_op *op, int64_t res);
 
 /* ---- wsa.c: the issue side shared by sockets and files ------------------------------ */
 /* a record for an operation on @f (the caller's reference on f goes to it) */

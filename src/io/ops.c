@@ -63,6 +63,25 @@ static void put_addr(void *block, const struct sockaddr *a, socklen_t alen, uint
     memcpy(block, &wl, sizeof(int));
 }
 
+/* Turn @op into a @kind on @nf (whose reference the op takes over; the one on its
+ * current file is dropped) over one buffer. */
+static void continue_on(struct io_op *op, struct io_file *nf, int kind, int dir, void *buf, uint32_t len)
+{
+    struct io_file *old = op->file;
+    op->file = nf;
+    op->acc = NULL;
+    op->kind = (uint8_t)kind;
+    op->dir = (uint8_t)dir;
+    op->iov[0].iov_base = buf;
+    op->iov[0].iov_len = len;
+    memset(&op->msg, 0, sizeof(op->msg));
+    op->msg.msg_iov = op->iov;
+    op->msg.msg_iovlen = 1;
+    op->msg_flags = 0;
+    op->acc_rxlen = 0;
+    io_file_put(old);
+}
+
 NSPA_HIDDEN int64_t io_op_finish(struct io_op *op, int64_t res)
 {
     switch (op->kind) {
@@ -86,14 +105,25 @@ NSPA_HIDDEN int64_t io_op_finish(struct io_op *op, int64_t res)
         pthread_mutex_unlock(&a->lock);
         close(nfd);
         if (r < 0) return -EBADF;
-        char *buf = op->acc_buf;
+        /* AcceptEx's buffer: [received data][local address block][remote address block] */
+        char *buf = (char *)op->acc_buf + op->acc_rxlen;
         struct sockaddr_storage local;
         socklen_t ll = sizeof(local);
         getsockname(a->fd, (struct sockaddr *)&local, &ll);
         put_addr(buf, (struct sockaddr *)&local, ll, op->acc_local);
         put_addr(buf + op->acc_local, (struct sockaddr *)&op->addr, op->msg.msg_namelen, op->acc_remote);
-        return 0;
+        if (!op->acc_rxlen) return 0;
+        /* the first data comes with the connection: the operation goes on as a receive
+         * on the accepted socket (its completion is AcceptEx's) */
+        continue_on(op, a, OP_RECV, 0, op->acc_buf, op->acc_rxlen);
+        return IO_CONTINUE;
     }
+    case OP_CONNECT:
+        if (res < 0 || !op->acc_rxlen) return res;
+        /* ConnectEx's data: sent once connected (its count is ConnectEx's) */
+        io_file_ref(op->file);
+        continue_on(op, op->file, OP_SEND, 1, op->acc_buf, op->acc_rxlen);
+        return IO_CONTINUE;
     case OP_READ:
         /* a read at or past the end of a file: ERROR_HANDLE_EOF */
         if (res == 0 && op->iov[0].iov_len && !op->file->is_socket) return -ENODATA;

@@ -50,7 +50,7 @@ NSPA_HIDDEN int io_op_issue(struct io_op *op, uint32_t *bytes)
     else if (ov) io_file_signal(f, 0);
     int r = io_issue(op);
     if (r < 0) {
-        io_file_put(f);
+        io_file_put(op->file);           /* (a continuation moved the op to another file) */
         io_op_free(op);
         return r;
     }
@@ -143,7 +143,6 @@ NSPA_HIDDEN int io_ws_accept_ovl(uint32_t s, uint32_t acc, void *buf, uint32_t r
     int need = f->family == AF_INET ? 16 + 16 : 28 + 16;
     if (!ov || !buf) r = -EFAULT;
     else if (!f->listening) r = -EINVAL;
-    else if (rxlen) r = -EOPNOTSUPP;             /* docs/io.md: no receive with the accept */
     else if ((int)local < need || (int)remote < need) r = -EFAULT;
     struct io_op *op = r ? NULL : io_op_new(f, OP_ACCEPT, 0, ov, NULL, 0);
     if (!op) {
@@ -155,6 +154,7 @@ NSPA_HIDDEN int io_ws_accept_ovl(uint32_t s, uint32_t acc, void *buf, uint32_t r
     op->acc_buf = buf;
     op->acc_local = local;
     op->acc_remote = remote;
+    op->acc_rxlen = rxlen;
     r = io_op_issue(op, bytes);
     return r;
 }
@@ -169,7 +169,7 @@ NSPA_HIDDEN int io_ws_connect_ovl(uint32_t s, const void *wa, int wlen, const vo
     socklen_t ml = sizeof(me);
     if (!ov) r = -EFAULT;
     else if (f->type != SOCK_STREAM) r = -EINVAL;
-    else if (len && data) r = -EOPNOTSUPP;       /* docs/io.md: send after connect yourself */
+    else if (len && !data) r = -EFAULT;
     else if (getsockname(f->fd, (struct sockaddr *)&me, &ml) < 0 ||
              (me.ss_family == AF_INET && ((struct sockaddr_in *)&me)->sin_port == 0) ||
              (me.ss_family == AF_INET6 && ((struct sockaddr_in6 *)&me)->sin6_port == 0))
@@ -179,8 +179,11 @@ NSPA_HIDDEN int io_ws_connect_ovl(uint32_t s, const void *wa, int wlen, const vo
     int l = io_addr_from_win(wa, wlen, &op->addr);
     if (l < 0) FAIL_OP(op, f, l);
     op->msg.msg_namelen = (socklen_t)l;
-    r = io_op_issue(op, NULL);
-    if (sent && !r) *sent = 0;
+    op->acc_buf = (void *)data;
+    op->acc_rxlen = len;
+    uint32_t n = 0;
+    r = io_op_issue(op, &n);
+    if (sent && !r) *sent = n;
     return r;
 }
 
