@@ -66,6 +66,31 @@ int main(void)
     CHECK_EQ(recv(c, buf, sizeof(buf), 0), SOCKET_ERROR);
     CHECK_EQ(WSAGetLastError(), WSAEWOULDBLOCK);
 
+    /* FD_WRITE: recorded once; again only after a send failed with WSAEWOULDBLOCK and
+     * room came back */
+    static char chunk[65536];
+    int sends = 0;
+    while (send(c, chunk, sizeof(chunk), 0) != SOCKET_ERROR && sends < 10000) sends++;
+    CHECK_EQ(WSAGetLastError(), WSAEWOULDBLOCK);
+    CHECK_EQ(WaitForSingleObject(ce, 0), WAIT_TIMEOUT);
+    long drained = 0;
+    while (drained < (long)sends * (long)sizeof(chunk)) {   /* the peer reads it all */
+        int k = recv(s, chunk, sizeof(chunk), 0);
+        if (k <= 0) break;
+        drained += k;
+        if (WaitForSingleObject(ce, 0) == WAIT_OBJECT_0) break;
+    }
+    CHECK(take(c, ce, &ne, 5000) & FD_WRITE);
+    for (;;) {                                              /* the rest, without FD_WRITE again */
+        u_long avail = 0;
+        Sleep(5);
+        ioctlsocket(s, FIONREAD, &avail);
+        if (!avail) break;
+        recv(s, chunk, avail < sizeof(chunk) ? (int)avail : (int)sizeof(chunk), 0);
+    }
+    Sleep(20);
+    CHECK_EQ(WaitForSingleObject(ce, 0), WAIT_TIMEOUT);
+
     /* FD_CLOSE when the peer closes */
     closesocket(s);
     CHECK(take(c, ce, &ne, 5000) & FD_CLOSE);
