@@ -3,11 +3,12 @@
 # Usage: tools/deps.sh test|bench [extra packages...]
 set -euo pipefail
 set_name=${1:-test}; shift || true
-pkgs=(cmake ninja-build gcc make pkg-config python3 strace)
+pkgs=(cmake ninja-build gcc make pkg-config python3 strace liburing-dev)
 case "$set_name" in
   test)  ;;
-  # bench/heap runs glibc's malloc against these allocators (LD_PRELOAD)
-  bench) pkgs+=(python3 strace libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev) ;;
+  # bench/heap runs glibc's malloc against these allocators (LD_PRELOAD); bench/io runs
+  # fio and a Boost.Asio echo server (C++)
+  bench) pkgs+=(python3 strace libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev fio libasio-dev g++) ;;
   *)     ;;
 esac
 pkgs+=("$@")

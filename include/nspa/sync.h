@@ -40,6 +40,8 @@ enum nspa_obj_type {
     NSPA_TYPE_MUTEX = 2,
     NSPA_TYPE_EVENT = 3,
     NSPA_TYPE_THREAD = 4,  /* a manual event set when a Win32 thread ends */
+    NSPA_TYPE_FILE = 5,    /* a file or socket (src/io, docs/io.md) */
+    NSPA_TYPE_IOCP = 6,    /* an I/O completion port (src/io, docs/io.md) */
     NSPA_TYPE_SECTION = 12, /* a file mapping (src/vm, docs/vm.md); not waitable */
 };
 

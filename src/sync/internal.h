@@ -79,15 +79,6 @@ NSPA_HIDDEN void thr_rearm_sleepers(void);
 NSPA_HIDDEN int thr_is_dead_word(uint32_t v);
 
 /* ---- handles and kinds (handles.c) -------------------------------------------------- */
-struct sync_kind {
-    /* is @o signaled for a waiter with owner id @owner, its word being @w? */
-    int (*signaled)(const struct sobj *o, uint64_t w, uint32_t owner);
-    /* the word after a successful wait by @owner; *@ext (in: the current ext): the new
-     * ext; returns 1 when
-     * the wait reports "abandoned" */
-    int (*consume)(const struct sobj *o, uint64_t w, uint32_t owner, uint64_t *nw, uint32_t *ext);
-};
-NSPA_HIDDEN void sync_kind_register(int type, const struct sync_kind *k);
 NSPA_HIDDEN const struct sync_kind *sync_kind_of(int type);
 /* the table (handles.c): a directory of chunks, read without a lock */
 #define H_CHUNK   4096u

@@ -178,6 +178,8 @@ NSPA_HIDDEN int obj_unref(struct sobj *o)
         left = atomic_fetch_sub(&o->refs, 1) - 1;
     }
     if (left) return 0;
+    const struct sync_kind *k = sync_kind_of(o->type);
+    if (k && k->closed) k->closed(o);
     obj_lock(o);
     int give = obj_free_locked(o);
     if (!give && o->type) {

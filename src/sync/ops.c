@@ -333,3 +333,50 @@ NSPA_HIDDEN const char *nspa__ns_path(void)
     struct ns *ns = ns_get();
     return ns && ns->proc != UINT32_MAX ? ns->path : NULL;
 }
+
+/* ---- the interface for kinds of other modules (sync_api.h) -------------------------- */
+
+NSPA_HIDDEN int nspa__obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, nspa_obj_t *out)
+{
+    if (!sync_kind_of(type)) return -EINVAL;
+    return obj_create(type, word, max, ext, NULL, out);
+}
+
+NSPA_HIDDEN struct sobj *nspa__obj_lookup(nspa_obj_t h, int type)
+{
+    struct sobj *o = h_lookup(h);
+    return o && o->type == type ? o : NULL;
+}
+
+NSPA_HIDDEN void nspa__obj_priv(const struct sobj *o, uint32_t *max, uint32_t *ext)
+{
+    *max = o->max;
+    *ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
+}
+
+NSPA_HIDDEN uint64_t nspa__obj_word(const struct sobj *o)
+{
+    return atomic_load_explicit(&((struct sobj *)o)->word, memory_order_acquire) & ~OBJ_CLAIMED;
+}
+
+NSPA_HIDDEN uint64_t nspa__obj_update(struct sobj *o, uint64_t (*fn)(uint64_t w, void *arg), void *arg)
+{
+    uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
+    while (!(w & OBJ_CLAIMED)) {
+        uint64_t nw = fn(w, arg) & ~OBJ_CLAIMED;
+        if (nw == w) return w;
+        if (atomic_compare_exchange_weak_explicit(&o->word, &w, nw, memory_order_acq_rel, memory_order_acquire))
+            return w;
+    }
+    obj_lock(o);
+    w = obj_claim(o);
+    uint64_t old = w & ~OBJ_CLAIMED;
+    uint64_t nw = fn(old, arg) & ~OBJ_CLAIMED;
+    if (nw != old) {
+        atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
+        sync_try_wake(o);
+    }
+    obj_unclaim_if_idle(o);
+    obj_unlock(o);                       /* flushes the wakes of the grants */
+    return old;
+}

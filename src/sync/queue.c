@@ -125,7 +125,11 @@ NSPA_HIDDEN void q_insert(struct sobj *o, struct went *e, uint32_t key)
 {
     obj_claim(o);
     e->key = (uint16_t)key;
-    e->ticket = o->seq++;
+    /* FIFO among equals; LIFO for a kind that asks (completion ports): newer entries
+     * get smaller tickets */
+    const struct sync_kind *k = sync_kind_of(o->type);
+    uint32_t s = o->seq++;
+    e->ticket = k && k->lifo ? 0u - s : s;
     __atomic_store_n(&e->obj, REF(o), __ATOMIC_RELEASE);    /* rule 5: before linking */
     link_sorted(o, e);
     struct thr *t = went_thr(e);

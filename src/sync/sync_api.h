@@ -27,4 +27,31 @@ NSPA_HIDDEN int nspa__obj_data(nspa_obj_t h, int type, uint64_t *word, uint32_t 
 NSPA_HIDDEN void nspa__obj_on_free(int type, void (*fn)(uint64_t word, uint32_t max, uint32_t ext));
 /* the namespace region's file path (the directory is private to the user), or NULL */
 NSPA_HIDDEN const char *nspa__ns_path(void);
+
+/* ---- kinds of other modules (docs/sync.md, "Adding a kind") ---------------------- */
+struct sobj;
+struct sync_kind {
+    /* is @o signaled for a waiter with owner id @owner, its word being @w? */
+    int (*signaled)(const struct sobj *o, uint64_t w, uint32_t owner);
+    /* the word after a successful wait by @owner (OBJ_CLAIMED kept as in @w); *@ext
+     * (in: the current ext): the new ext; returns 1 when the wait reports "abandoned"
+     * (-EOWNERDEAD, WAIT_ABANDONED) */
+    int (*consume)(const struct sobj *o, uint64_t w, uint32_t owner, uint64_t *nw, uint32_t *ext);
+    /* optional: the last handle to @o is gone (no lock held; waiters may still be
+     * queued, and the object is freed once they leave) */
+    void (*closed)(struct sobj *o);
+    /* waiters of equal priority are served last come, first served (completion ports) */
+    int lifo;
+};
+NSPA_HIDDEN void sync_kind_register(int type, const struct sync_kind *k);
+/* an unnamed object of a registered kind, with its word, max and ext */
+NSPA_HIDDEN int nspa__obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, nspa_obj_t *out);
+/* the object behind @h if it has type @type, else NULL (no reference taken) */
+NSPA_HIDDEN struct sobj *nspa__obj_lookup(nspa_obj_t h, int type);
+NSPA_HIDDEN void nspa__obj_priv(const struct sobj *o, uint32_t *max, uint32_t *ext);
+/* the object's word without the claim bit */
+NSPA_HIDDEN uint64_t nspa__obj_word(const struct sobj *o);
+/* Change the object's word to fn(word, arg) (both without the claim bit): one CAS while
+ * nobody waits, else under the object's lock, serving its queue. Returns the old word. */
+NSPA_HIDDEN uint64_t nspa__obj_update(struct sobj *o, uint64_t (*fn)(uint64_t w, void *arg), void *arg);
 #endif

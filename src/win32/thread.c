@@ -24,13 +24,11 @@
 #include "win32/win32_private.h"
 #include "sched/sched_internal.h"
 
-/* A queued APC: NtQueueApcThread's three-argument form (QueueUserAPC's routine and
- * data travel as arg1 and arg2 through user_apc_call). */
-struct apc {
-    struct apc *next;
-    PNTAPCFUNC fn;
-    ULONG_PTR a1, a2, a3;
-};
+/* A queued APC is a struct nspa_apc (win32_private.h): NtQueueApcThread's three-argument
+ * form (QueueUserAPC's routine and data travel as arg1 and arg2 through user_apc_call).
+ * The ones queued here are malloc'ed (release NULL); other modules queue records of
+ * their own (I/O completion routines) with nspa__win32_queue_apc_rec. */
+#define apc nspa_apc
 
 struct w32_thread {
     struct w32_thread *next;            /* registry */
@@ -60,6 +58,7 @@ static __thread struct w32_thread *cur;
 
 static void thread_finish(struct w32_thread *t, DWORD code);
 static void apc_free_list(struct apc *a);
+static void apc_drop_list(struct apc *a);
 
 static void rec_destructor(void *arg)
 {
@@ -150,7 +149,7 @@ static void thread_finish(struct w32_thread *t, DWORD code)
     }
     if (t->apc_event) nspa_close(t->apc_event);
     /* APCs still queued are dropped, as Windows drops a dead thread's */
-    apc_free_list(t->apc_head);
+    apc_drop_list(t->apc_head);
     apc_free_list(atomic_exchange(&t->special_head, NULL));
     apc_free_list(atomic_exchange(&t->special_done, NULL));
     pthread_setspecific(rec_key, NULL);
@@ -352,6 +351,18 @@ static void apc_free_list(struct apc *a)
     }
 }
 
+/* Queued APCs that will never run (their thread ended): each goes back to its owner. */
+static void apc_drop_list(struct apc *a)
+{
+    while (a) {
+        struct apc *n = a->next;
+        if (a->drop) a->drop(a);
+        else if (a->release) a->release(a);
+        else free(a);
+        a = n;
+    }
+}
+
 NSPA_HIDDEN int nspa__win32_run_apcs(void)
 {
     struct w32_thread *t = cur;
@@ -366,8 +377,12 @@ NSPA_HIDDEN int nspa__win32_run_apcs(void)
     while (list) {
         struct apc *a = list;
         list = a->next;
-        a->fn(a->a1, a->a2, a->a3);
-        free(a);
+        /* the record goes back before the routine runs (it may queue it again) */
+        void (*fn)(uintptr_t, uintptr_t, uintptr_t) = a->fn;
+        uintptr_t a1 = a->a1, a2 = a->a2, a3 = a->a3;
+        if (a->release) a->release(a);
+        else free(a);
+        fn(a1, a2, a3);
         n++;
     }
     return n;
@@ -428,6 +443,22 @@ static void CALLBACK user_apc_call(ULONG_PTR fn, ULONG_PTR data, ULONG_PTR unuse
     ((PAPCFUNC)fn)(data);
 }
 
+/* Append @a to @t's queue and set its alert. Called with the registry lock (from
+ * registry_find_locked), which it releases. */
+static void apc_enqueue(struct w32_thread *t, struct apc *a)
+{
+    pthread_mutex_lock(&t->lock);
+    if (t->apc_tail) t->apc_tail->next = a;
+    else __atomic_store_n(&t->apc_head, a, __ATOMIC_RELEASE);
+    t->apc_tail = a;
+    nspa_obj_t ev = apc_event_locked(t);
+    pthread_mutex_unlock(&t->lock);
+    /* set the alert while the registry still pins the thread: once it is out, the
+     * thread may close its event and the handle value be reused */
+    if (ev) nspa_event_set(ev, NULL);
+    pthread_mutex_unlock(&registry_lock);
+}
+
 /* Queue an APC for @h. Returns 0, -EBADF (not a thread), -ESRCH (the thread has ended),
  * -ENOMEM, -ENOTSUP (special APCs cannot be delivered). A NULL @fn is accepted and
  * queues nothing (NtQueueApcThread's answer). */
@@ -442,7 +473,7 @@ NSPA_HIDDEN int nspa__win32_queue_apc(HANDLE h, PNTAPCFUNC fn, ULONG_PTR a1, ULO
     if (fn) {
         a = malloc(sizeof(*a));
         if (!a) return -ENOMEM;
-        *a = (struct apc){ NULL, fn, a1, a2, a3 };
+        *a = (struct apc){ .fn = fn, .a1 = a1, .a2 = a2, .a3 = a3 };
     }
     if (special && tid != nspa_thread_id()) {
         pthread_once(&apc_sig_once, apc_sig_init);
@@ -474,16 +505,16 @@ NSPA_HIDDEN int nspa__win32_queue_apc(HANDLE h, PNTAPCFUNC fn, ULONG_PTR a1, ULO
         pthread_mutex_unlock(&registry_lock);
         return 0;
     }
-    pthread_mutex_lock(&t->lock);
-    if (t->apc_tail) t->apc_tail->next = a;
-    else __atomic_store_n(&t->apc_head, a, __ATOMIC_RELEASE);
-    t->apc_tail = a;
-    nspa_obj_t ev = apc_event_locked(t);
-    pthread_mutex_unlock(&t->lock);
-    /* set the alert while the registry still pins the thread: once it is out, the
-     * thread may close its event and the handle value be reused */
-    if (ev) nspa_event_set(ev, NULL);
-    pthread_mutex_unlock(&registry_lock);
+    apc_enqueue(t, a);
+    return 0;
+}
+
+NSPA_HIDDEN int nspa__win32_queue_apc_rec(uint32_t tid, struct nspa_apc *a)
+{
+    a->next = NULL;
+    struct w32_thread *t = registry_find_locked(tid);
+    if (!t) return -ESRCH;
+    apc_enqueue(t, a);
     return 0;
 }
 

@@ -22,6 +22,18 @@ NSPA_HIDDEN int nspa__win32_signal_object(nspa_obj_t h);
 #define NSPA__WAIT_APC 1
 NSPA_HIDDEN int nspa__win32_wait(const nspa_obj_t *objs, uint32_t n, int all, uint64_t timeout, uint32_t flags,
                                  int alertable, uint32_t *index);
+/* A queued APC. QueueUserAPC's are malloc'ed (release NULL: freed); other modules
+ * queue records of their own (release is called before fn runs: copy what fn needs). */
+struct nspa_apc {
+    struct nspa_apc *next;
+    void (*fn)(uintptr_t a1, uintptr_t a2, uintptr_t a3);
+    uintptr_t a1, a2, a3;
+    void (*release)(void *apc);
+    void (*drop)(void *apc);          /* never run: the thread ended (NULL: release) */
+};
+/* Queue record @a to the thread @tid (its alert event is set); no allocation. 0, or
+ * -ESRCH: the thread is gone (nothing queued). */
+NSPA_HIDDEN int nspa__win32_queue_apc_rec(uint32_t tid, struct nspa_apc *a);
 /* Run the calling thread's queued APCs; returns how many ran. */
 NSPA_HIDDEN int nspa__win32_run_apcs(void);
 /* The calling thread's APC alert event (auto-reset), created on first use. */

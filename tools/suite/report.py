@@ -14,7 +14,7 @@ Python 3 standard library only; the SVG is written here (no plotting package).
 """
 import argparse, html, json, math, os, re, sys
 
-COLNAME = {"baseline": "Baseline", "rt": "RT", "wine": "stock Wine"}
+COLNAME = {"baseline": "Baseline", "rt": "RT", "epoll": "epoll engine", "wine": "stock Wine"}
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
 PASSED = ("PASS", "PASS*")
 # headline figures per test (fall back to the first two that are not "info")

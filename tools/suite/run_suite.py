@@ -6,6 +6,7 @@ hard timeout (120 s; SIGTERM, then SIGKILL 5 s later), in each mode:
 
     baseline   no RT promotion (NSPA_RT_PRIO unset)
     rt         NSPA_RT_PRIO=80 NSPA_RT_POLICY=FF
+    epoll      baseline with NSPA_IO_ENGINE=epoll, for the tests flagged "io" (others SKIP)
     wine       (--peer wine) the mingw-w64 build of the same source under stock Wine 8,
                in a throw-away WINEPREFIX with WINEDEBUG=-all: a third column
 
@@ -188,7 +189,7 @@ def wine_setup(out, install):
         return None, None, f"{MINGW} not installed (gcc-mingw-w64-x86-64)"
     exe = os.path.join(out, "nspa-rt-test.exe")
     srcs = sorted(os.path.join(HERE, f) for f in os.listdir(HERE) if f.endswith(".c"))
-    r = subprocess.run([MINGW, "-O2", "-Wall", "-Wno-unused-parameter", "-o", exe] + srcs,
+    r = subprocess.run([MINGW, "-O2", "-Wall", "-Wno-unused-parameter", "-o", exe] + srcs + ["-lws2_32"],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return None, None, "the mingw-w64 build failed: " + r.stderr.strip()[:300]
@@ -234,7 +235,8 @@ def main(argv=None):
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "release", "nspa-rt-test"),
                     help="the native nspa-rt-test (a command line; default build/release/nspa-rt-test)")
     ap.add_argument("--out", default=None, help="output folder (default suite-results/<date>)")
-    ap.add_argument("--modes", default="baseline,rt", help="native modes: baseline,rt")
+    ap.add_argument("--modes", default="baseline,rt,epoll",
+                    help="native modes: baseline,rt,epoll (epoll: the I/O tests on the epoll engine)")
     ap.add_argument("--peer", choices=["wine"], help="also run the mingw build under stock Wine")
     ap.add_argument("--no-install", action="store_true", help="do not install wine/mingw with tools/deps.sh")
     ap.add_argument("--only", default="", help="comma-separated test names")
@@ -279,6 +281,8 @@ def main(argv=None):
     if "rt" in modes:
         ok, why = rt_permitted()
         columns.append(("rt", native, dict(base_env, **RT_ENV), "" if ok else why))
+    if "epoll" in modes:
+        columns.append(("epoll", native, dict(base_env, NSPA_IO_ENGINE="epoll"), ""))
     wine_env = None
     if a.peer == "wine":
         cmd, wine_env, why = wine_setup(out, not a.no_install)
@@ -292,6 +296,7 @@ def main(argv=None):
     for col, cmd, env, why in columns:
         desc = {"baseline": "NSPA native, no RT promotion" + (" (NSPA_PI=0)" if a.pi_off else ""),
                 "rt": "NSPA native, NSPA_RT_PRIO=80 NSPA_RT_POLICY=FF" + (" (NSPA_PI=0)" if a.pi_off else ""),
+                "epoll": "NSPA native, baseline, NSPA_IO_ENGINE=epoll (I/O tests only)",
                 "wine": (env or {}).get("_NSPA_SUITE_WINE_VERSION", "stock Wine") +
                         " (Debian wine64), mingw-w64 build, WINEDEBUG=-all, throw-away WINEPREFIX"}[col]
         res["columns"].append({"name": col, "desc": desc, "skip": why})
@@ -303,6 +308,8 @@ def main(argv=None):
     for t in sel:
         for col, cmd, env, why in columns:
             run = {"test": t["name"], "column": col}
+            if col == "epoll" and "io" not in t["flags"]:
+                why = "the epoll engine column runs the I/O tests only"
             if why:
                 run.update(verdict="SKIP", reason=why, figures={}, samples={}, notes=[], subtests=[],
                            exit_code=None, seconds=0, output="")

@@ -16,6 +16,9 @@
 #include "winternl.h"
 #endif
 #include "winuser.h"
+#include "minwinbase.h"
+#include "ioapiset.h"
+#include "fileapi.h"
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
 #endif

@@ -1,0 +1,302 @@
+/*
+ * Files, the Linux side: opening with NT's dispositions and share modes, synchronous
+ * and overlapped reads and writes, the file pointer, size, truncation, flushing, the
+ * standard handles.
+ *
+ * Share modes are enforced among the opens of this process (a table of the open
+ * (device, inode) pairs and their access and share bits, under one mutex taken on open
+ * and on the last close only): an open whose access another open does not share, or
+ * that does not share an access another open has, fails with ERROR_SHARING_VIOLATION.
+ * Other processes are not seen (docs/io.md). As on NT, the share access goes with the
+ * last handle (NT's cleanup), not with the last reference: an operation finishing on
+ * the engine thread may hold the record a moment longer.
+ *
+ * The file pointer is NSPA's (f->pos, under the file's lock): synchronous calls use
+ * pread/pwrite at it and advance it; overlapped handles use the OVERLAPPED's offset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "io/io_internal.h"
+#include "io/io_api.h"
+
+#define A_READ  1
+#define A_WRITE 2
+#define A_DEL   4
+
+struct share { struct share *next; uint64_t dev, ino; uint32_t n; uint8_t acc[3], sh[3]; };
+static struct share *shares;             /* counts per access bit and per share bit */
+static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int share_take(struct io_file *f)
+{
+    pthread_mutex_lock(&share_lock);
+    struct share *s = shares;
+    while (s && (s->dev != f->dev || s->ino != f->ino)) s = s->next;
+    if (s) {
+        for (int b = 0; b < 3; b++) {
+            /* an access of mine that someone does not share, or one of theirs I do not */
+            if ((f->acc_bits >> b & 1) && s->sh[b] != s->n) goto violation;
+            if (s->acc[b] && !(f->share_bits >> b & 1)) goto violation;
+        }
+    } else {
+        s = calloc(1, sizeof(*s));
+        if (!s) {
+            pthread_mutex_unlock(&share_lock);
+            return -ENOMEM;
+        }
+        s->dev = f->dev;
+        s->ino = f->ino;
+        s->next = shares;
+        shares = s;
+    }
+    s->n++;
+    for (int b = 0; b < 3; b++) {
+        s->acc[b] += f->acc_bits >> b & 1;
+        s->sh[b] += f->share_bits >> b & 1;
+    }
+    f->shared_in = 1;
+    pthread_mutex_unlock(&share_lock);
+    return 0;
+violation:
+    pthread_mutex_unlock(&share_lock);
+    return -ETXTBSY;                     /* ERROR_SHARING_VIOLATION */
+}
+
+NSPA_HIDDEN void io_share_release(struct io_file *f)
+{
+    pthread_mutex_lock(&share_lock);
+    if (!f->shared_in) {
+        pthread_mutex_unlock(&share_lock);
+        return;
+    }
+    for (struct share **pp = &shares; *pp; pp = &(*pp)->next) {
+        struct share *s = *pp;
+        if (s->dev != f->dev || s->ino != f->ino) continue;
+        for (int b = 0; b < 3; b++) {
+            s->acc[b] -= f->acc_bits >> b & 1;
+            s->sh[b] -= f->share_bits >> b & 1;
+        }
+        if (--s->n == 0) {
+            *pp = s->next;
+            free(s);
+        }
+        break;
+    }
+    f->shared_in = 0;
+    pthread_mutex_unlock(&share_lock);
+}
+
+/* access: GENERIC_READ/WRITE/ALL and the FILE_* data rights; disp: NT's 1..5 */
+NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, uint32_t disp, uint32_t flags,
+                             uint32_t *out)
+{
+    if (!path) return -EFAULT;
+    if (!*path) return -ENOENT;
+    uint8_t acc = 0;
+    if (access & (0x80000000u | 0x10000000u | 0x0001u | 0x00120089u)) acc |= A_READ;     /* GENERIC_READ, ALL, FILE_READ_DATA */
+    if (access & (0x40000000u | 0x10000000u | 0x0002u | 0x0004u | 0x00120116u)) acc |= A_WRITE;
+    if (access & (0x00010000u | 0x10000000u)) acc |= A_DEL;                               /* DELETE */
+    int o = O_CLOEXEC | O_NOCTTY;
+    o |= (acc & A_WRITE) ? ((acc & A_READ) ? O_RDWR : O_WRONLY) : O_RDONLY;
+    switch (disp) {
+    case 1: o |= O_CREAT | O_EXCL; break;               /* CREATE_NEW */
+    case 2: o |= O_CREAT | O_TRUNC; break;              /* CREATE_ALWAYS */
+    case 3: break;                                      /* OPEN_EXISTING */
+    case 4: o |= O_CREAT; break;                        /* OPEN_ALWAYS */
+    case 5:                                             /* TRUNCATE_EXISTING */
+        if (!(acc & A_WRITE)) return -EINVAL;
+        o |= O_TRUNC;
+        break;
+    default: return -EINVAL;
+    }
+    if ((o & O_TRUNC) && !(acc & A_WRITE)) o = (o & ~O_ACCMODE) | O_RDWR;   /* truncation needs a writer */
+    struct stat st;
+    int existed = stat(path, &st) == 0;
+    if (existed && S_ISDIR(st.st_mode)) return -EISDIR;
+    int no_buf = (flags & 0x20000000u) != 0;            /* FILE_FLAG_NO_BUFFERING */
+    int fd = -1;
+    if (no_buf) fd = open(path, o | O_DIRECT, 0666);
+    if (fd < 0) fd = open(path, o, 0666);               /* no O_DIRECT here (tmpfs): cached */
+    if (fd < 0) return -errno;
+    if (fstat(fd, &st) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    struct io_file *f;
+    int r = io_file_new(0, fd, &f, out);
+    if (r) return r;
+    f->overlapped = (flags & 0x40000000u) != 0;         /* FILE_FLAG_OVERLAPPED */
+    f->no_buffering = (uint8_t)no_buf;
+    f->can_read = (acc & A_READ) != 0;
+    f->can_write = (acc & A_WRITE) != 0;
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
+    f->acc_bits = acc;
+    f->share_bits = (uint8_t)(share & 7);
+    if (S_ISREG(st.st_mode) && (r = share_take(f))) {
+        nspa_close(*out);
+        return r;
+    }
+    return existed && (disp == 2 || disp == 4) ? 1 : 0;  /* 1: ERROR_ALREADY_EXISTS, with success */
+}
+
+static struct io_file *file_ref(uint32_t h, int *err)
+{
+    struct io_file *f = io_file_get(h, err);
+    if (f && f->is_socket) {
+        io_file_put(f);
+        *err = -EBADF;
+        return NULL;
+    }
+    return f;
+}
+
+NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t *done, void *ov, void *routine)
+{
+    int err = 0;
+    struct io_file *f = file_ref(h, &err);
+    if (!f) return err;
+    int r = 0;
+    if (wr ? !f->can_write : !f->can_read) r = -EACCES;
+    else if (!buf && len) r = -EFAULT;
+    else if (f->overlapped && !ov) r = -EINVAL;          /* an overlapped handle needs one */
+    else if (routine && !f->overlapped) r = -EINVAL;
+    int64_t off = -1;
+    if (!r && ov) {
+        uint32_t lo = ((uint32_t *)ov)[4], hi = ((uint32_t *)ov)[5];   /* Offset, OffsetHigh */
+        off = (int64_t)((uint64_t)hi << 32 | lo);
+    }
+    /* NO_BUFFERING: buffer, length and offset sector aligned (512) */
+    if (!r && f->no_buffering && (((uintptr_t)buf & 511) || (len & 511) || (off > 0 && (off & 511))))
+        r = -EINVAL;
+    if (r) {
+        io_file_put(f);
+        return r;
+    }
+    if (!f->overlapped) {
+        /* synchronous: at the OVERLAPPED's offset if one is given, else the pointer */
+        pthread_mutex_lock(&f->lock);
+        int64_t at = off >= 0 ? off : f->pos;
+        ssize_t n;
+        struct stat st;
+        int seekable = fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode);
+        do {
+            if (seekable) n = wr ? pwrite(f->fd, buf, len, at) : pread(f->fd, buf, len, at);
+            else n = wr ? write(f->fd, buf, len) : read(f->fd, buf, len);   /* pipes, ttys */
+        } while (n < 0 && errno == EINTR);
+        if (n >= 0 && seekable && off < 0) f->pos = at + n;
+        pthread_mutex_unlock(&f->lock);
+        if (n < 0 && errno == EAGAIN) n = 0;             /* a non-blocking std stream */
+        r = n < 0 ? -errno : 0;
+        if (!r && done) *done = (uint32_t)n;
+        if (!r && ov) {                                  /* NT fills it and sets the event */
+            uintptr_t *o = ov;
+            o[1] = (uintptr_t)n;
+            __atomic_store_n(&o[0], 0, __ATOMIC_RELEASE);
+            nspa_obj_t ev = (nspa_obj_t)((uintptr_t)((void **)ov)[3] & ~(uintptr_t)1);
+            if (ev) nspa_event_set(ev, NULL);
+        }
+        io_file_put(f);
+        return r;
+    }
+    struct io_op *op = io_op_new(f, wr ? OP_WRITE : OP_READ, wr, ov, routine, RT_FILE);
+    if (!op) {
+        io_file_put(f);
+        return -ENOMEM;
+    }
+    op->iov[0].iov_base = buf;
+    op->iov[0].iov_len = len;
+    op->msg.msg_iov = op->iov;
+    op->msg.msg_iovlen = 1;
+    op->offset = off;
+    return io_op_issue(op, done);
+}
+
+#define FILE_OR_RETURN(f, h) int err_ = 0; struct io_file *f = file_ref(h, &err_); if (!f) return err_
+
+NSPA_HIDDEN int io_file_size(uint32_t h, int64_t *size)
+{
+    FILE_OR_RETURN(f, h);
+    struct stat st;
+    int r = fstat(f->fd, &st) < 0 ? -errno : 0;
+    if (!r) *size = st.st_size;
+    io_file_put(f);
+    return r;
+}
+
+NSPA_HIDDEN int io_file_seek(uint32_t h, int64_t dist, int how, int64_t *pos)
+{
+    FILE_OR_RETURN(f, h);
+    int r = 0;
+    struct stat st;
+    pthread_mutex_lock(&f->lock);
+    int64_t base = how == 0 ? 0 : how == 1 ? f->pos : (fstat(f->fd, &st) ? (r = -errno, 0) : st.st_size);
+    if (how < 0 || how > 2) r = -EINVAL;
+    if (!r && base + dist < 0) r = -ENXIO;              /* ERROR_NEGATIVE_SEEK */
+    if (!r) {
+        f->pos = base + dist;
+        if (pos) *pos = f->pos;
+    }
+    pthread_mutex_unlock(&f->lock);
+    io_file_put(f);
+    return r;
+}
+
+NSPA_HIDDEN int io_file_truncate(uint32_t h)
+{
+    FILE_OR_RETURN(f, h);
+    int r = !f->can_write ? -EACCES : 0;
+    pthread_mutex_lock(&f->lock);
+    if (!r && ftruncate(f->fd, f->pos) < 0) r = -errno;
+    pthread_mutex_unlock(&f->lock);
+    io_file_put(f);
+    return r;
+}
+
+NSPA_HIDDEN int io_file_flush(uint32_t h)
+{
+    FILE_OR_RETURN(f, h);
+    int r = !f->can_write ? -EACCES : fsync(f->fd) < 0 && errno != EINVAL ? -errno : 0;
+    io_file_put(f);
+    return r;
+}
+
+NSPA_HIDDEN int io_file_type(uint32_t h)
+{
+    int err = 0;
+    struct io_file *f = io_file_get(h, &err);
+    if (!f) return err;
+    struct stat st;
+    int t = f->is_socket ? 3 : fstat(f->fd, &st) < 0 ? 0 : S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ? 1
+            : S_ISCHR(st.st_mode) ? 2 : S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? 3 : 0;
+    io_file_put(f);
+    return t;
+}
+
+static uint32_t std_h[3];
+static pthread_mutex_t std_lock = PTHREAD_MUTEX_INITIALIZER;
+
+NSPA_HIDDEN int io_std_handle(int which, uint32_t *out)
+{
+    if (which < 0 || which > 2) return -EINVAL;
+    pthread_mutex_lock(&std_lock);
+    int r = 0;
+    if (!std_h[which]) {
+        struct io_file *f;
+        r = io_file_new(0, -1, &f, &std_h[which]);
+        if (!r) {
+            f->is_std = 1;              /* before the fd: the fd is never ours to close */
+            f->fd = which;
+            f->can_read = which == 0;
+            f->can_write = which != 0;
+        }
+    }
+    *out = std_h[which];
+    pthread_mutex_unlock(&std_lock);
+    return r;
+}

@@ -1,0 +1,76 @@
+/*
+ * The I/O module's calls for its Win32 files (win32_*.c), in neutral types: those
+ * files see the Windows sockaddr and WSABUF, the rest of the module the Linux ones,
+ * and the two sets of headers cannot meet in one file. Handles are nspa handles;
+ * results are 0 / a count, or -errno (the Win32 side maps them).
+ */
+#ifndef NSPA_IO_API_H
+#define NSPA_IO_API_H
+#include <stdint.h>
+#include "common/export.h"
+
+struct io_wsabuf { uint32_t len; char *buf; };          /* = WSABUF */
+struct io_wspollfd { uintptr_t fd; short events, revents; };   /* = WSAPOLLFD */
+struct io_entry { uintptr_t key; void *ov; uintptr_t internal; uint32_t bytes; };   /* = OVERLAPPED_ENTRY */
+
+/* sockets: immediate calls (sock.c) */
+NSPA_HIDDEN int io_ws_socket(int af, int type, int proto, int overlapped, uint32_t *out);
+NSPA_HIDDEN int io_ws_bind(uint32_t s, const void *wa, int wlen);
+NSPA_HIDDEN int io_ws_listen(uint32_t s, int backlog);
+NSPA_HIDDEN int io_ws_accept(uint32_t s, void *wa, int *wlen, uint32_t *out);
+NSPA_HIDDEN int io_ws_connect(uint32_t s, const void *wa, int wlen);
+/* send/recv on the socket's blocking mode; *flags: in the call's, out MSG_PARTIAL */
+NSPA_HIDDEN int64_t io_ws_send(uint32_t s, const struct io_wsabuf *b, uint32_t n, int flags, const void *to,
+                               int tolen);
+NSPA_HIDDEN int64_t io_ws_recv(uint32_t s, const struct io_wsabuf *b, uint32_t n, int *flags, void *from,
+                               int *fromlen);
+NSPA_HIDDEN int io_ws_shutdown(uint32_t s, int how);
+NSPA_HIDDEN int io_ws_close(uint32_t s);                /* -ENOTSOCK: not a socket */
+NSPA_HIDDEN int io_ws_name(uint32_t s, int peer, void *wa, int *wlen);
+NSPA_HIDDEN int io_ws_setopt(uint32_t s, int level, int name, const void *val, int len);
+NSPA_HIDDEN int io_ws_getopt(uint32_t s, int level, int name, void *val, int *len);
+NSPA_HIDDEN int io_ws_ioctl(uint32_t s, uint32_t cmd, uint32_t *arg);
+NSPA_HIDDEN int io_ws_poll(struct io_wspollfd *fds, uint32_t n, int timeout_ms);
+NSPA_HIDDEN int io_ws_is_socket(uint32_t s);            /* 1, 0 another handle, -EBADF */
+NSPA_HIDDEN int io_ws_event_select(uint32_t s, uint32_t ev, uint32_t mask);
+NSPA_HIDDEN int io_ws_enum_events(uint32_t s, uint32_t ev, uint32_t *events, int *errs);
+
+/* overlapped (wsa.c): 0 completed now (*bytes), -EINPROGRESS pending, -errno failed */
+NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n, uint32_t *flags, void *from,
+                               int *fromlen, void *ov, void *routine, uint32_t *bytes);
+NSPA_HIDDEN int io_ws_send_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n, uint32_t flags, const void *to,
+                               int tolen, void *ov, void *routine, uint32_t *bytes);
+NSPA_HIDDEN int io_ws_accept_ovl(uint32_t s, uint32_t acc, void *buf, uint32_t rxlen, uint32_t local,
+                                 uint32_t remote, uint32_t *bytes, void *ov);
+NSPA_HIDDEN int io_ws_connect_ovl(uint32_t s, const void *wa, int wlen, const void *data, uint32_t len,
+                                  uint32_t *sent, void *ov);
+
+/* overlapped results, cancels, ports (wsa.c, iocp.c) */
+/* wait (until @deadline, 0: no wait) for @ov to complete; the event, or the file
+ * handle when it has none. 0 done (*status, *bytes), -EINPROGRESS still pending,
+ * -ETIMEDOUT, -EINTR (alertable: an APC ran), -EBADF */
+NSPA_HIDDEN int io_ovl_wait(uint32_t h, void *ov, uint64_t deadline, int alertable);
+NSPA_HIDDEN int io_cancel_h(uint32_t h, void *ov, int this_thread);   /* count, or -errno */
+NSPA_HIDDEN int io_port_new(uint32_t concurrency, uint32_t *out);
+NSPA_HIDDEN int io_port_assoc(uint32_t file, uint32_t port, uintptr_t key);
+NSPA_HIDDEN int io_port_post_h(uint32_t port, uint32_t bytes, uintptr_t key, void *ov);
+NSPA_HIDDEN int io_port_dequeue(uint32_t port, struct io_entry *e, uint32_t n, uint64_t deadline, int alertable);
+NSPA_HIDDEN int io_set_notify(uint32_t h, uint8_t modes);
+NSPA_HIDDEN int io_is_port(uint32_t h);
+NSPA_HIDDEN uint32_t io_status_win32(uint32_t st);
+NSPA_HIDDEN int io_status_wsa(uint32_t st);
+NSPA_HIDDEN int io_errno_wsa(int err);
+NSPA_HIDDEN uint32_t io_errno_win32(int err);
+
+/* files (file.c) */
+NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, uint32_t disp, uint32_t flags,
+                             uint32_t *out);
+NSPA_HIDDEN int io_file_rw(uint32_t h, int write, void *buf, uint32_t len, uint32_t *done, void *ov,
+                           void *routine);
+NSPA_HIDDEN int io_file_size(uint32_t h, int64_t *size);
+NSPA_HIDDEN int io_file_seek(uint32_t h, int64_t dist, int how, int64_t *pos);
+NSPA_HIDDEN int io_file_truncate(uint32_t h);
+NSPA_HIDDEN int io_file_flush(uint32_t h);
+NSPA_HIDDEN int io_file_type(uint32_t h);               /* 1 disk, 2 char, 3 pipe, -EBADF */
+NSPA_HIDDEN int io_std_handle(int which, uint32_t *out);   /* 0 stdin, 1 stdout, 2 stderr */
+#endif

@@ -1,0 +1,207 @@
+/*
+ * The I/O module's private interface (docs/io.md). Files of the module:
+ *   pool.c         operation records (a lock-free pool; never unmapped)
+ *   objects.c      file/socket and port records, their sync kinds, closing
+ *   engine.c       engine choice, the completion of an operation (exactly once)
+ *   engine_uring.c io_uring (liburing): the kernel does the operation
+ *   engine_epoll.c epoll: readiness, then the operation from the engine thread
+ *   ops.c          running an operation's system call (immediate path, epoll engine)
+ *   iocp.c         completion ports: packets, the port's word (a sync-core kind)
+ *   status.c       errno -> NTSTATUS -> Win32 error / Winsock error
+ *   sock.c         the Linux side of sockets: addresses and options translated
+ *   win32_*.c      the Win32 names (Winsock, completion ports, overlapped results)
+ *
+ * EXACTLY ONCE. An operation that goes pending is on its file's pending list (under
+ * the file's lock) until it completes; whoever takes it off the list completes it: the
+ * engine (a CQE, or readiness for epoll) or, for epoll, a cancel. With io_uring the
+ * kernel owns the buffers until the CQE, so a cancel only asks and the CQE completes.
+ */
+#ifndef NSPA_IO_INTERNAL_H
+#define NSPA_IO_INTERNAL_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include "nspa/sync.h"
+#include "common/export.h"
+#include "sync/sync_api.h"
+#include "win32/win32_private.h"
+
+#define IO_MAX_IOV 16
+
+enum io_kind { OP_RECV = 1, OP_SEND, OP_ACCEPT, OP_CONNECT, OP_READ, OP_WRITE, OP_POST };
+enum io_routine { RT_NONE = 0, RT_FILE, RT_WSA };
+
+struct io_file;
+
+/* One overlapped operation; also the packet a completion port queues. */
+struct io_op {
+    struct io_op *next, *prev;          /* the file's pending list; the port's queue */
+    _Atomic uint64_t free_next;         /* the pool's list (pool.c) */
+    uint32_t idx;                       /* index in the pool */
+    uint8_t kind;                       /* enum io_kind */
+    uint8_t dir;                        /* 0: receive side, 1: send side */
+    uint8_t routine_kind;               /* enum io_routine */
+    uint8_t no_port;                    /* hEvent's low bit: no packet */
+    uint8_t immediate;                  /* completed on the caller's path */
+    uint8_t cancel_sent;                /* io_uring: a cancel was submitted */
+    uint8_t in_engine;                  /* submitted to the engine */
+    struct io_file *file;               /* holds a reference while the op lives */
+    struct io_file *port;               /* the file's port when issued (the file's ref keeps it) */
+    void *ov;                           /* the OVERLAPPED (NULL for a synchronous op) */
+    uintptr_t key;                      /* completion key */
+    int64_t res;                        /* bytes, or -errno */
+    uint32_t status;                    /* the NTSTATUS delivered */
+    uint32_t tid;                       /* issuing thread (completion routine) */
+    void *routine;
+    nspa_obj_t event;
+    int msg_flags;                      /* recv: in flags; out: MSG_TRUNC ... */
+    uint32_t out_flags;                 /* WSARecv's *lpFlags on completion */
+    struct msghdr msg;
+    struct iovec iov[IO_MAX_IOV];
+    struct sockaddr_storage addr;       /* recvfrom source, sendto/connect target */
+    void *from_out;                     /* WSARecvFrom: the caller's sockaddr */
+    int *fromlen_out;
+    struct io_file *acc;                /* AcceptEx: the accepting socket (a ref) */
+    void *acc_buf;
+    uint32_t acc_local, acc_remote;
+    uint32_t acc_rxlen;                 /* AcceptEx: data to receive; ConnectEx: to send */
+    uint8_t went_pending;               /* returned pending to its caller once */
+    int64_t offset;                     /* files */
+    struct nspa_apc apc;                /* the completion routine's APC */
+};
+
+/* A file or a socket (NSPA_TYPE_FILE), or a completion port (NSPA_TYPE_IOCP). */
+struct io_file {
+    pthread_mutex_t lock;               /* PI: the pending lists, the event-select state */
+    _Atomic uint32_t refs;              /* 0: the record is free */
+    uint32_t gen;                       /* bumped at every reuse (stale handles) */
+    uint32_t slot;
+    uint32_t free_next;                 /* the records' free list (slot + 1) */
+    int fd;
+    uint8_t is_socket, is_port, listening, closing;
+    uint8_t nonblock;                   /* FIONBIO / WSAEventSelect */
+    uint8_t overlapped;                 /* FILE_FLAG_OVERLAPPED / WSA_FLAG_OVERLAPPED */
+    uint8_t notify_modes;               /* FILE_SKIP_* */
+    uint8_t is_std;                     /* a standard stream: the fd is not ours to close */
+    int family, type;
+    struct sobj *obj;                   /* the handle's object (file-object signal) */
+    struct io_file *port;               /* associated completion port (a ref) */
+    uintptr_t key;
+    struct io_op *q[2][2];              /* pending ops: [dir][head, tail] */
+    uint32_t npending[2];
+    uint32_t rcvtimeo, sndtimeo;        /* ms, blocking calls */
+    int64_t pos;                        /* file pointer */
+    /* WSAEventSelect */
+    nspa_obj_t es_event;
+    uint32_t es_mask, es_pending, es_armed;
+    int es_err[10];
+    uint8_t es_connected, es_closed;
+    /* disk files: access and share bits (file.c), FILE_FLAG_NO_BUFFERING */
+    uint64_t dev, ino;
+    uint8_t acc_bits, share_bits, shared_in, no_buffering, can_read, can_write;
+    /* completion port: its packets (under lock), the thread count limit */
+    struct io_op *pk_head, *pk_tail;
+};
+
+/* ---- pool.c -------------------------------------------------------------------- */
+NSPA_HIDDEN struct io_op *io_op_alloc(void);           /* NULL: no memory */
+NSPA_HIDDEN void io_op_free(struct io_op *op);
+
+/* ---- objects.c ----------------------------------------------------------------- */
+/* a record and its handle (the handle's reference) over @fd (-1: none), which is
+ * closed if this fails */
+NSPA_HIDDEN int io_file_new(int is_port, int fd, struct io_file **out, nspa_obj_t *h);
+NSPA_HIDDEN struct io_file *io_file_get(nspa_obj_t h, int *err);   /* a ref; *err -EBADF / -ENOTSOCK */
+NSPA_HIDDEN struct io_file *io_port_get(nspa_obj_t h);
+NSPA_HIDDEN void io_file_ref(struct io_file *f);
+NSPA_HIDDEN void io_file_put(struct io_file *f);
+NSPA_HIDDEN void io_file_signal(struct io_file *f, int set);      /* the file object's own state */
+NSPA_HIDDEN void io_init_once(void);
+NSPA_HIDDEN void io_file_closed_hook(struct sobj *o);   /* both kinds' `closed` */
+NSPA_HIDDEN const struct sync_kind *io_port_kind(void);
+
+/* ---- engine.c ------------------------------------------------------------------ */
+struct io_engine {
+    const char *name;
+    int (*init)(void);                  /* 0, or -errno: not usable here */
+    int (*submit)(struct io_op *op);    /* file lock held; op on the pending list */
+    /* file lock held; op on the pending list. 1: the op was taken off the list (the
+     * caller completes it, aborted); 0: asked, the engine completes it later */
+    int (*cancel)(struct io_op *op);
+    void (*file_new)(struct io_file *f);  /* a socket is made (epoll: registration) */
+    void (*file_gone)(struct io_file *f); /* the fd is about to close */
+    void (*es_watch)(struct io_file *f, int on);   /* WSAEventSelect readiness (file lock held) */
+};
+extern const struct io_engine io_engine_uring NSPA_HIDDEN, io_engine_epoll NSPA_HIDDEN;
+NSPA_HIDDEN const struct io_engine *io_engine(void);  /* started on first use; NULL: none */
+NSPA_HIDDEN void io_engine_thread_setup(void);        /* RT priority in RT mode */
+/* Issue @op on @f: immediate attempt (when nothing is queued before it), else pending.
+ * Returns 1 completed now (delivered), 0 pending, -errno not started (op freed). */
+NSPA_HIDDEN int io_issue(struct io_op *op);
+/* The operation ended with @res (file lock NOT held; op off the pending list). */
+NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res);
+NSPA_HIDDEN void io_pending_unlink(struct io_file *f, struct io_op *op);
+NSPA_HIDDEN int io_submit_locked(struct io_op *op);
+NSPA_HIDDEN void io_submit_next(struct io_file *f, int dir, struct io_op **failed);
+NSPA_HIDDEN void io_complete_chain(struct io_op *list);   /* each with its op->res */
+/* Cancel the pending ops of @f whose OVERLAPPED is @ov (NULL: all; tid: only those of
+ * that thread when nonzero). Returns how many were asked to stop. */
+NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid);
+
+/* ---- ops.c --------------------------------------------------------------------- */
+/* Run the operation's system call once without blocking: bytes, or -errno (-EAGAIN). */
+NSPA_HIDDEN int64_t io_op_try(struct io_op *op);
+/* Finish what the kernel did (AcceptEx addresses, RecvFrom source, flags). Returns
+ * the result, or IO_CONTINUE: the operation goes on as another one (AcceptEx's first
+ * receive, ConnectEx's send) and is to be issued again (io_continue). */
+#define IO_CONTINUE (-1000000)
+NSPA_HIDDEN int64_t io_op_finish(struct io_op *op, int64_t res);
+/* an operation that finished in the engine: complete it, or issue its continuation */
+NSPA_HIDDEN void io_finish_complete(struct io_op *op, int64_t res);
+
+/* ---- wsa.c: the issue side shared by sockets and files ------------------------------ */
+/* a record for an operation on @f (the caller's reference on f goes to it) */
+NSPA_HIDDEN struct io_op *io_op_new(struct io_file *f, int kind, int dir, void *ov, void *routine, int rk);
+/* issue it: 0 completed now (*bytes), -EINPROGRESS pending, -errno failed (record and
+ * reference released) */
+NSPA_HIDDEN int io_op_issue(struct io_op *op, uint32_t *bytes);
+
+/* ---- file.c ------------------------------------------------------------------- */
+NSPA_HIDDEN void io_share_release(struct io_file *f);   /* the last reference went */
+
+/* ---- iocp.c -------------------------------------------------------------------- */
+NSPA_HIDDEN int io_port_create(uint32_t concurrency, nspa_obj_t *out);
+NSPA_HIDDEN int io_port_post(struct io_file *port, struct io_op *op);
+/* Dequeue up to @n packets, waiting until @deadline; returns how many (>= 1), or
+ * -ETIMEDOUT, -EINTR (an APC ran: alertable), -EOWNERDEAD (port closed), -EBADF. */
+NSPA_HIDDEN int io_port_get_packets(nspa_obj_t h, struct io_op **ops, uint32_t n, uint64_t deadline,
+                                    int alertable);
+NSPA_HIDDEN void io_port_closed(struct io_file *f);
+NSPA_HIDDEN void io_port_leave(void);                  /* the thread stops being active */
+
+/* ---- status.c ------------------------------------------------------------------ */
+NSPA_HIDDEN uint32_t io_status_from_res(int64_t res, int msg_flags);
+NSPA_HIDDEN uint32_t io_win32_from_status(uint32_t st);
+NSPA_HIDDEN int io_wsa_from_status(uint32_t st);
+NSPA_HIDDEN int io_wsa_from_errno(int err);
+NSPA_HIDDEN uint32_t io_win32_from_errno(int err);
+#define IO_STATUS_PENDING  0x103u
+#define IO_STATUS_CANCELLED 0xC0000120u
+
+/* ---- sock.c: Winsock numbers on the Linux side ------------------------------------ */
+/* Windows sockaddr <-> Linux sockaddr (the families differ: AF_INET6 23 / 10).
+ * Returns the Linux length, or -EFAULT/-EINVAL/-EAFNOSUPPORT. */
+NSPA_HIDDEN int io_addr_from_win(const void *wa, int wlen, struct sockaddr_storage *out);
+/* Linux -> Windows into @wa of *@wlen bytes: *wlen gets the Windows length; -EFAULT
+ * when it does not fit. */
+NSPA_HIDDEN int io_addr_to_win(const struct sockaddr *a, socklen_t alen, void *wa, int *wlen);
+/* a reference to the socket behind @s; NULL with *err -EBADF or -ENOTSOCK */
+NSPA_HIDDEN struct io_file *io_sock_get(uint32_t s, int *err);
+/* wait for readiness of a blocking socket (poll), honouring SO_RCVTIMEO/SNDTIMEO */
+NSPA_HIDDEN int io_sock_block(struct io_file *f, int events, uint32_t timeout_ms);
+NSPA_HIDDEN void io_es_reenable(struct io_file *f, int ev);
+NSPA_HIDDEN void io_es_poll(struct io_file *f);   /* look at readiness now (file lock held) */
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * Operation records: chunks of 1024, mapped as needed and never unmapped, on one
+ * lock-free free list whose head is (tag << 32 | index + 1): the tag makes the
+ * compare-and-swap immune to ABA. Allocating and freeing take no lock and make no
+ * system call (except mapping a new chunk), so the engine thread frees records on its
+ * completion path without allocating or locking.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "io/io_internal.h"
+
+#define CHUNK 1024u
+#define DIR   4096u                      /* 4M operations in flight at most */
+
+static struct io_op *chunks[DIR];
+static _Atomic uint64_t free_head;        /* tag << 32 | (index + 1) */
+static uint32_t nchunks;
+static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline struct io_op *op_at(uint32_t i)
+{
+    return &__atomic_load_n(&chunks[i / CHUNK], __ATOMIC_ACQUIRE)[i % CHUNK];
+}
+
+static void push(struct io_op *op)
+{
+    uint64_t h = atomic_load_explicit(&free_head, memory_order_relaxed), nh;
+    do {
+        atomic_store_explicit(&op->free_next, h & 0xffffffffu, memory_order_relaxed);
+        nh = ((h >> 32) + 1) << 32 | (op->idx + 1);
+    } while (!atomic_compare_exchange_weak_explicit(&free_head, &h, nh, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+static int grow(void)
+{
+    pthread_mutex_lock(&grow_lock);
+    int r = 0;
+    if (nchunks >= DIR) {
+        r = -ENOMEM;
+    } else {
+        struct io_op *c = mmap(NULL, sizeof(struct io_op) * CHUNK, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (c == MAP_FAILED) {
+            r = -ENOMEM;
+        } else {
+            uint32_t base = nchunks * CHUNK;
+            for (uint32_t i = 0; i < CHUNK; i++) c[i].idx = base + i;
+            __atomic_store_n(&chunks[nchunks], c, __ATOMIC_RELEASE);
+            nchunks++;
+            for (uint32_t i = CHUNK; i-- > 0;) push(&c[i]);
+        }
+    }
+    pthread_mutex_unlock(&grow_lock);
+    return r;
+}
+
+NSPA_HIDDEN struct io_op *io_op_alloc(void)
+{
+    for (;;) {
+        uint64_t h = atomic_load_explicit(&free_head, memory_order_acquire);
+        while (h & 0xffffffffu) {
+            struct io_op *op = op_at((uint32_t)(h & 0xffffffffu) - 1);
+            uint64_t next = atomic_load_explicit(&op->free_next, memory_order_relaxed);
+            uint64_t nh = ((h >> 32) + 1) << 32 | next;
+            if (atomic_compare_exchange_weak_explicit(&free_head, &h, nh, memory_order_acquire,
+                                                      memory_order_acquire)) {
+                /* free_next may still be read by a racing pop (its CAS then fails) */
+                uint32_t idx = op->idx;
+                memset(op, 0, offsetof(struct io_op, free_next));
+                memset(&op->idx, 0, sizeof(*op) - offsetof(struct io_op, idx));
+                op->idx = idx;
+                return op;
+            }
+        }
+        if (grow()) return NULL;
+    }
+}
+
+NSPA_HIDDEN void io_op_free(struct io_op *op)
+{
+    push(op);
+}
