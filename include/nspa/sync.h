@@ -40,6 +40,7 @@ enum nspa_obj_type {
     NSPA_TYPE_MUTEX = 2,
     NSPA_TYPE_EVENT = 3,
     NSPA_TYPE_THREAD = 4,  /* a manual event set when a Win32 thread ends */
+    NSPA_TYPE_PROCESS = 5, /* a manual event set when a process ends (Win32 layer) */
 };
 
 /* = struct ntsync_sem_args */

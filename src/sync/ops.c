@@ -1,5 +1,6 @@
 /*
- * The operations on semaphores, mutexes, events and thread objects (ntsync's ioctls).
+ * The operations on semaphores, mutexes, events, thread and process objects (ntsync's
+ * ioctls).
  *
  * Each first tries one compare-and-swap on the unclaimed word (no waiters: nobody to
  * wake, no system call); otherwise it takes the object's lock, changes the word and
@@ -196,18 +197,21 @@ NSPA_EXPORT int nspa_event_set(nspa_obj_t h, uint32_t *prev) { return event_op(h
 NSPA_EXPORT int nspa_event_reset(nspa_obj_t h, uint32_t *prev) { return event_op(h, prev, EV_RESET); }
 NSPA_EXPORT int nspa_event_pulse(nspa_obj_t h, uint32_t *prev) { return event_op(h, prev, EV_PULSE); }
 
-/* ---- thread objects (a manual event set at the thread's end; max = thread id, ext =
- * exit code) --------------------------------------------------------------------------- */
+/* ---- exit objects: threads and processes (a manual event set at the end; max = the
+ * thread or process id, ext = the exit code) ------------------------------------------ */
 
-NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out)
+static int exit_type_ok(int type) { return type == NSPA_TYPE_THREAD || type == NSPA_TYPE_PROCESS; }
+
+NSPA_HIDDEN int nspa__create_exit_obj(int type, uint32_t id, nspa_obj_t *out)
 {
-    return obj_create(NSPA_TYPE_THREAD, EVT_MANUAL, 0, 0, NULL, out);
+    if (!exit_type_ok(type)) return -EINVAL;
+    return obj_create(type, EVT_MANUAL, id, 0, NULL, out);
 }
 
-NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
+NSPA_HIDDEN int nspa__exit_obj_signal(nspa_obj_t h, int type, uint32_t exit_code)
 {
     int r = 0;
-    struct sobj *o = typed(h, NSPA_TYPE_THREAD, &r);
+    struct sobj *o = typed(h, type, &r);
     if (!o) return r;
     obj_lock(o);
     uint64_t w = obj_claim(o);
@@ -219,26 +223,37 @@ NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
     return 0;
 }
 
-NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid)
+NSPA_HIDDEN int nspa__exit_obj_set_id(nspa_obj_t h, int type, uint32_t id)
 {
     int r = 0;
-    struct sobj *o = typed(h, NSPA_TYPE_THREAD, &r);
+    struct sobj *o = typed(h, type, &r);
     if (!o) return r;
-    __atomic_store_n(&o->max, tid, __ATOMIC_RELEASE);
+    __atomic_store_n(&o->max, id, __ATOMIC_RELEASE);
     return 0;
 }
 
-NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled)
+NSPA_HIDDEN int nspa__exit_obj_info(nspa_obj_t h, int type, uint32_t *id, uint32_t *exit_code, int *signaled)
 {
     int r = 0;
-    struct sobj *o = typed(h, NSPA_TYPE_THREAD, &r);
+    struct sobj *o = typed(h, type, &r);
     if (!o) return r;
     obj_lock(o);
-    *tid = __atomic_load_n(&o->max, __ATOMIC_ACQUIRE);
+    *id = __atomic_load_n(&o->max, __ATOMIC_ACQUIRE);
     *exit_code = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     *signaled = (atomic_load(&o->word) & EVT_SIGNALED) != 0;
     obj_unlock(o);
     return 0;
+}
+
+NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out) { return nspa__create_exit_obj(NSPA_TYPE_THREAD, 0, out); }
+NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
+{
+    return nspa__exit_obj_signal(h, NSPA_TYPE_THREAD, exit_code);
+}
+NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid) { return nspa__exit_obj_set_id(h, NSPA_TYPE_THREAD, tid); }
+NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled)
+{
+    return nspa__exit_obj_info(h, NSPA_TYPE_THREAD, tid, exit_code, signaled);
 }
 
 /* ---- reads ------------------------------------------------------------------------- */

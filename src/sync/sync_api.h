@@ -12,6 +12,12 @@ NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out);
 NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code);
 NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled);
 NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid);
+/* exit objects in general: NSPA_TYPE_THREAD or NSPA_TYPE_PROCESS (same shape: id, exit
+ * code, signaled at the end) */
+NSPA_HIDDEN int nspa__create_exit_obj(int type, uint32_t id, nspa_obj_t *out);
+NSPA_HIDDEN int nspa__exit_obj_signal(nspa_obj_t h, int type, uint32_t exit_code);
+NSPA_HIDDEN int nspa__exit_obj_set_id(nspa_obj_t h, int type, uint32_t id);
+NSPA_HIDDEN int nspa__exit_obj_info(nspa_obj_t h, int type, uint32_t *id, uint32_t *exit_code, int *signaled);
 /* the calling thread is leaving (ExitThread): its mutexes are abandoned now */
 NSPA_HIDDEN void nspa__thread_unregister(void);
 /* WaitForSingleObject's path: one handle, the caller's thread id as owner */

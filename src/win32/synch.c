@@ -13,6 +13,7 @@
 #include "nspa/win32/windows.h"
 #include "common/export.h"
 #include "win32/win32_private.h"
+#include "win32/process_private.h"
 
 DWORD nspa_win32_error(int err)
 {
@@ -349,6 +350,8 @@ NSPA_EXPORT BOOL WINAPI SetHandleInformation(HANDLE h, DWORD mask, DWORD flags)
     return r ? fail(ERROR_INVALID_HANDLE) : TRUE;
 }
 
+static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
+
 NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst,
                                         DWORD access, BOOL inherit, DWORD options)
 {
@@ -358,6 +361,9 @@ NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE d
     int r;
     if (src == GetCurrentThread()) {
         r = nspa__win32_current_thread_handle(&out);
+    } else if (src == GetCurrentProcess()) {
+        nspa_obj_t self = nspa__self_process_obj();
+        r = self ? nspa_dup(self, &out) : -ENOMEM;
     } else {
         if (!dst && !(options & DUPLICATE_CLOSE_SOURCE)) return fail(ERROR_INVALID_PARAMETER);
         r = dst ? nspa_dup(H(src), &out) : 0;
@@ -366,7 +372,7 @@ NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE d
     /* the new handle's inherit flag is bInheritHandle; a protection is not copied */
     if (dst && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
     /* a protected source stays open (NtDuplicateObject: the copy is made) */
-    if (options & DUPLICATE_CLOSE_SOURCE && src != GetCurrentThread()) nspa_close(H(src));
+    if (options & DUPLICATE_CLOSE_SOURCE && !is_pseudo(src)) nspa_close(H(src));
     if (dst) *dst = (HANDLE)(uintptr_t)out;
     return TRUE;
 }
@@ -385,25 +391,13 @@ static uint64_t deadline(DWORD ms)
 
 /* The pseudo handles are never signaled while the caller runs: waiting on them waits
  * for the timeout. In a wait they stand for real objects: GetCurrentThread() for the
- * calling thread's thread object, GetCurrentProcess() for a process object (an
- * event nobody sets, made on first use), so that they also work in arrays. */
-static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
-
-static nspa_obj_t process_obj;
+ * calling thread's thread object, GetCurrentProcess() for this process's process
+ * object (process.c), so that they also work in arrays. */
 
 static nspa_obj_t pseudo_obj(HANDLE h)
 {
     if (h == GetCurrentThread()) return nspa__win32_current_thread_obj();
-    nspa_obj_t p = __atomic_load_n(&process_obj, __ATOMIC_ACQUIRE);
-    if (p) return p;
-    struct nspa_event_args a = { 1, 0 };
-    if (nspa_create_event(&a, NULL, &p) < 0) return 0;
-    nspa_obj_t expected = 0;
-    if (!__atomic_compare_exchange_n(&process_obj, &expected, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        nspa_close(p);
-        p = expected;
-    }
-    return p;
+    return nspa__self_process_obj();      /* never signaled while we run */
 }
 
 static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable)

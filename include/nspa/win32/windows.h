@@ -19,4 +19,11 @@
 #include "synchapi_locks.h"
 #endif
 
+#include "processthreadsapi.h"
+#include "processenv.h"
+#include "libloaderapi.h"
+#include "sysinfoapi.h"
+#include "shellapi.h"
+#include "consoleapi.h"
+
 #endif

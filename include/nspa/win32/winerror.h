@@ -41,6 +41,11 @@
 #define ERROR_ARITHMETIC_OVERFLOW     534
 #define ERROR_GEN_FAILURE             31
 #define ERROR_NO_SYSTEM_RESOURCES     1450
+#define ERROR_MOD_NOT_FOUND           126
+#define ERROR_PROC_NOT_FOUND          127
+#define ERROR_BAD_EXE_FORMAT          193
+#define ERROR_DIRECTORY               267
+#define ERROR_CANT_RESOLVE_FILENAME   1921
 
 #define S_OK            ((HRESULT)0)
 #define S_FALSE         ((HRESULT)1)
