@@ -17,3 +17,4 @@ nspa_add_test(win32_interlocked SOURCES tests/win32_interlocked.c WIN32 THREADED
 nspa_add_test(win32_fork SOURCES tests/win32_fork.c WIN32 TIMEOUT 60)
 # Processes: CreateProcess, process handles, exit codes, OpenProcess, bad input (issue 14)
 nspa_add_test(win32_process SOURCES tests/win32_process.c WIN32 THREADED TIMEOUT 120)
+nspa_add_test(win32_environ SOURCES tests/win32_environ.c WIN32 THREADED TIMEOUT 60)
