@@ -128,18 +128,19 @@ static void watch_finish(struct pwatch *w)
     if (w->terminated && (r != w->pid || WIFSIGNALED(status))) code = w->term_code;
     w->exit_time = filetime_now();
     pthread_mutex_lock(&watch_lock);
-    for (struct pwatch **pp = &watch_list; *pp; pp = &(*pp)->next)
-        if (*pp == w) { *pp = w->next; break; }
     graves[grave_next % GRAVE] = (struct grave){ (uint32_t)w->pid, w->create_time, w->exit_time, w->kernel, w->user };
     grave_next++;
     pthread_mutex_unlock(&watch_lock);
+    /* the waiters first: the rest is bookkeeping */
+    nspa__exit_obj_signal(w->obj, NSPA_TYPE_PROCESS, code);
+    if (w->thread_obj) nspa__exit_obj_signal(w->thread_obj, NSPA_TYPE_THREAD, code);
+    pthread_mutex_lock(&watch_lock);
+    for (struct pwatch **pp = &watch_list; *pp; pp = &(*pp)->next)
+        if (*pp == w) { *pp = w->next; break; }
+    pthread_mutex_unlock(&watch_lock);
     epoll_ctl(watch_epfd, EPOLL_CTL_DEL, w->pidfd, NULL);
     close(w->pidfd);
-    if (w->thread_obj) {
-        nspa__exit_obj_signal(w->thread_obj, NSPA_TYPE_THREAD, code);
-        nspa_close(w->thread_obj);
-    }
-    nspa__exit_obj_signal(w->obj, NSPA_TYPE_PROCESS, code);
+    if (w->thread_obj) nspa_close(w->thread_obj);
     nspa_close(w->obj);
     free(w);
 }
