@@ -67,6 +67,9 @@ NSPA_HIDDEN int proc_attach(struct ns *ns);
 NSPA_HIDDEN void ns_sweep_dead(struct ns *ns);
 NSPA_HIDDEN void procs_fork_fixup(void);     /* a fork child's first call */
 NSPA_HIDDEN int procs_fork_pending(void);
+NSPA_HIDDEN uint32_t proc_take(struct ns *ns);
+NSPA_HIDDEN void proc_release(struct ns *ns, uint32_t slot);
+NSPA_HIDDEN uint32_t proc_slot_of_pid(struct ns *ns, uint32_t pid);
 
 /* ---- thread records (threads.c) ---------------------------------------------------- */
 NSPA_HIDDEN void sync_mutex_init(pthread_mutex_t *m, int pi);
@@ -106,6 +109,7 @@ static inline struct hent *hent_of(uint32_t i)
     return c ? &c[i % H_CHUNK] : NULL;
 }
 
+NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i);
 /* The object behind a handle, or NULL: two loads on the hot paths. */
 static inline struct sobj *h_lookup(nspa_obj_t h)
 {
@@ -115,15 +119,20 @@ static inline struct sobj *h_lookup(nspa_obj_t h)
     uint32_t i = (h >> 2) - 1;
     if (__builtin_expect(i >= H_DIR * H_CHUNK, 0)) return NULL;
     struct hent *e = hent_of(i);
-    if (__builtin_expect(!e, 0)) return NULL;
+    if (__builtin_expect(!e, 0)) return h_lookup_remote(i);
     struct sobj *o = atomic_load_explicit(&e->obj, memory_order_acquire);
-    if (__builtin_expect(!o || !__atomic_load_n(&o->type, __ATOMIC_ACQUIRE), 0)) return NULL;
+    if (__builtin_expect(!o, 0)) return h_lookup_remote(i);
+    if (__builtin_expect(!__atomic_load_n(&o->type, __ATOMIC_ACQUIRE), 0)) return NULL;
     return o;
 }
 NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out); /* the caller took the ref */
 NSPA_HIDDEN int h_free(nspa_obj_t h, struct sobj **o);
 NSPA_HIDDEN int h_flags(nspa_obj_t h, uint32_t mask, uint32_t set, uint32_t *old);
 NSPA_HIDDEN void h_after_fork_child(void);
+NSPA_HIDDEN uint32_t *ledger_slot_of(struct ns *ns, uint32_t slot, uint32_t i, int make);
+NSPA_HIDDEN void h_adopt_ledger(struct ns *ns);
+NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags);
+NSPA_HIDDEN uint32_t h_high_water(void);
 NSPA_HIDDEN int h_fork_refs(void);
 NSPA_HIDDEN void h_close_all(void);
 
@@ -132,7 +141,8 @@ NSPA_HIDDEN void obj_ref(struct sobj *o);
 NSPA_HIDDEN int obj_unref(struct sobj *o);
 NSPA_HIDDEN void obj_free_if_unused(struct sobj *o);    /* object lock held */
 NSPA_HIDDEN void obj_reap_zombie(struct sobj *o, int reg_held);
-NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name,
+/* @shared: an unnamed object made in the region (its handles may cross processes) */
+NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name, int shared,
                            nspa_obj_t *out);
 NSPA_HIDDEN uint32_t name_find(struct ns *ns, const char *name, size_t len, uint32_t hash);
 NSPA_HIDDEN int name_insert(struct ns *ns, const char *name, size_t len, uint32_t hash, uint32_t obj,

@@ -231,7 +231,9 @@ static int create_unnamed(int type, uint64_t word, uint32_t max, uint32_t ext, n
     return r;
 }
 
-/* A new named object (registry lock held). */
+/* A new object in the region (registry lock held): named, or with @name NULL an
+ * anonymous shared one (an unnamed object whose handles may cross processes:
+ * inheritance, DuplicateHandle to another process). */
 static int create_named_new(struct ns *ns, int type, uint64_t word, uint32_t max, uint32_t ext,
                             const char *name, size_t len, uint32_t hash, nspa_obj_t *out)
 {
@@ -260,9 +262,9 @@ static int create_named_new(struct ns *ns, int type, uint64_t word, uint32_t max
     jset32(ns, &h->nobjs, h->nobjs + 1);
     jset32(ns, type_word(o), (uint32_t)type | (1u << 8));
     uint32_t slot;
-    int r = name_insert(ns, name, len, hash, idx, &slot);
+    int r = name ? name_insert(ns, name, len, hash, idx, &slot) : 0;
     if (!r) {
-        jset32(ns, &o->name, slot + 1);
+        jset32(ns, &o->name, name ? slot + 1 : 0);
         r = h_alloc(o, out);
     }
     if (r) {
@@ -274,13 +276,19 @@ static int create_named_new(struct ns *ns, int type, uint64_t word, uint32_t max
     return r;
 }
 
-NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name,
+NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name, int shared,
                            nspa_obj_t *out)
 {
     struct nspa_tls *me = self();
     if (!me) return -ENOMEM;
     int r;
-    if (!name) {
+    if (!name && shared) {
+        struct ns *ns = ns_get();
+        if (!ns || ns->proc == UINT32_MAX) return ns ? -EMFILE : ns_error();
+        reg_lock(ns);
+        r = create_named_new(ns, type, word, max, ext, NULL, 0, 0, out);
+        reg_unlock(ns);
+    } else if (!name) {
         r = create_unnamed(type, word, max, ext, out);
     } else {
         size_t len;

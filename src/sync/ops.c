@@ -19,18 +19,18 @@ static inline struct sobj *typed(nspa_obj_t h, int type, int *err)
 
 /* ---- creation ------------------------------------------------------------------------ */
 
-NSPA_EXPORT int nspa_create_sem(const struct nspa_sem_args *args, const char *name, nspa_obj_t *out)
+static int create_sem(const struct nspa_sem_args *args, const char *name, int shared, nspa_obj_t *out)
 {
     if (!args || !out) return -EFAULT;
     if (args->count > args->max) return -EINVAL;
-    return obj_create(NSPA_TYPE_SEM, args->count, args->max, 0, name, out);
+    return obj_create(NSPA_TYPE_SEM, args->count, args->max, 0, name, shared, out);
 }
 
-NSPA_EXPORT int nspa_create_mutex(const struct nspa_mutex_args *args, const char *name, nspa_obj_t *out)
+static int create_mutex(const struct nspa_mutex_args *args, const char *name, int shared, nspa_obj_t *out)
 {
     if (!args || !out) return -EFAULT;
     if (!args->owner != !args->count) return -EINVAL;
-    if (name) reaper_ensure();             /* waiters may come from other processes */
+    if (name || shared) reaper_ensure();   /* waiters may come from other processes */
     uint64_t c = args->count;
     uint32_t ext = 0;
     if (args->count >= MTX_CNT_BIG) {
@@ -39,15 +39,40 @@ NSPA_EXPORT int nspa_create_mutex(const struct nspa_mutex_args *args, const char
     }
     uint64_t w = (c << MTX_CNT_SHIFT) | args->owner;
     if (c == MTX_CNT_BIG) w |= OBJ_CLAIMED;     /* BIG counts live under the lock */
-    return obj_create(NSPA_TYPE_MUTEX, w, 0, ext, name, out);
+    return obj_create(NSPA_TYPE_MUTEX, w, 0, ext, name, shared, out);
 }
 
-NSPA_EXPORT int nspa_create_event(const struct nspa_event_args *args, const char *name, nspa_obj_t *out)
+static int create_event(const struct nspa_event_args *args, const char *name, int shared, nspa_obj_t *out)
 {
     if (!args || !out) return -EFAULT;
     if (args->manual > 1 || args->signaled > 1) return -EINVAL;
     return obj_create(NSPA_TYPE_EVENT, (args->manual ? EVT_MANUAL : 0) | (args->signaled ? EVT_SIGNALED : 0),
-                      0, 0, name, out);
+                      0, 0, name, shared, out);
+}
+
+NSPA_EXPORT int nspa_create_sem(const struct nspa_sem_args *args, const char *name, nspa_obj_t *out)
+{
+    return create_sem(args, name, 0, out);
+}
+
+NSPA_EXPORT int nspa_create_mutex(const struct nspa_mutex_args *args, const char *name, nspa_obj_t *out)
+{
+    return create_mutex(args, name, 0, out);
+}
+
+NSPA_EXPORT int nspa_create_event(const struct nspa_event_args *args, const char *name, nspa_obj_t *out)
+{
+    return create_event(args, name, 0, out);
+}
+
+NSPA_HIDDEN int nspa__create_obj(int type, const void *args, const char *name, int shared, nspa_obj_t *out)
+{
+    switch (type) {
+    case NSPA_TYPE_SEM: return create_sem(args, name, shared, out);
+    case NSPA_TYPE_MUTEX: return create_mutex(args, name, shared, out);
+    case NSPA_TYPE_EVENT: return create_event(args, name, shared, out);
+    default: return -EINVAL;
+    }
 }
 
 /* ---- semaphores --------------------------------------------------------------------- */
@@ -205,7 +230,7 @@ static int exit_type_ok(int type) { return type == NSPA_TYPE_THREAD || type == N
 NSPA_HIDDEN int nspa__create_exit_obj(int type, uint32_t id, nspa_obj_t *out)
 {
     if (!exit_type_ok(type)) return -EINVAL;
-    return obj_create(type, EVT_MANUAL, id, 0, NULL, out);
+    return obj_create(type, EVT_MANUAL, id, 0, NULL, 0, out);
 }
 
 NSPA_HIDDEN int nspa__exit_obj_signal(nspa_obj_t h, int type, uint32_t exit_code)

@@ -142,6 +142,8 @@ static void watch_finish(struct pwatch *w)
     close(w->pidfd);
     if (w->thread_obj) nspa_close(w->thread_obj);
     nspa_close(w->obj);
+    /* inherited handles the child never took (it was no NSPA program, or died first) */
+    if (w->handoff != UINT32_MAX) nspa__handoff_reap(w->handoff, w->pid);
     free(w);
 }
 
@@ -219,6 +221,7 @@ NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_th
     }
     w->pid = pid;
     w->pidfd = pidfd;
+    w->handoff = UINT32_MAX;
     w->child = child;
     uint64_t st = 0;
     nspa_task_times(pid, 0, NULL, NULL, &st);
@@ -415,11 +418,14 @@ NSPA_HIDDEN int nspa__proc_resume(uint32_t tid, DWORD *prev)
     return r;
 }
 
-NSPA_HIDDEN void nspa__proc_set_suspended(pid_t pid)
+NSPA_HIDDEN void nspa__proc_set_handoff(pid_t pid, uint32_t slot, int suspended)
 {
     pthread_mutex_lock(&watch_lock);
     struct pwatch *w = watch_find_locked(pid);
-    if (w) w->suspended = 1;
+    if (w) {
+        w->suspended = suspended;
+        w->handoff = slot;
+    }
     pthread_mutex_unlock(&watch_lock);
 }
 

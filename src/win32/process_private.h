@@ -16,6 +16,7 @@ struct pwatch {
     int suspended;                   /* CREATE_SUSPENDED, not resumed yet */
     int terminated;                  /* TerminateProcess killed it with term_code */
     uint32_t term_code;
+    uint32_t handoff;                /* the child's handoff slot (inherit.c), or UINT32_MAX */
     nspa_obj_t obj;                  /* the watcher's own handle to the process object */
     nspa_obj_t thread_obj;           /* a child's main thread object (CreateProcess), or 0 */
     uint64_t create_time, exit_time, kernel, user;     /* FILETIME units */
@@ -26,7 +27,7 @@ NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_th
 NSPA_HIDDEN uint32_t nspa__exit_code_of_signal(int sig);
 NSPA_HIDDEN nspa_obj_t nspa__self_process_obj(void);
 NSPA_HIDDEN int nspa__proc_resume(uint32_t tid, DWORD *prev);
-NSPA_HIDDEN void nspa__proc_set_suspended(pid_t pid);
+NSPA_HIDDEN void nspa__proc_set_handoff(pid_t pid, uint32_t slot, int suspended);
 /* a new handle to the thread object of thread @tid of this process */
 NSPA_HIDDEN int nspa__win32_thread_handle_by_tid(uint32_t tid, nspa_obj_t *out);
 

@@ -218,6 +218,13 @@ static int build_env(struct strv *env, const void *block, int unicode, const cha
         const char *v = getenv(pass_down[i]);
         if (v && !strv_has(env, pass_down[i]) && strv_add(env, kv(pass_down[i], v))) return -1;
     }
+    for (size_t i = 0; i < env->n; i++) {             /* never a stale one of ours */
+        if (strncmp(env->v[i], "NSPA_INHERIT=", 13)) continue;
+        free(env->v[i]);
+        env->v[i] = env->v[--env->n];
+        env->v[env->n] = NULL;
+        i--;
+    }
     return strv_add(env, kv("NSPA_CMDLINE", cmdline));
 }
 
@@ -369,7 +376,17 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
     if (!err && !(argv = nspa__split_cmdline(cmd, NULL))) err = ERROR_NOT_ENOUGH_MEMORY;
     if (!err && build_env(&envv, env, (flags & CREATE_UNICODE_ENVIRONMENT) != 0, cmd)) err = ERROR_NOT_ENOUGH_MEMORY;
     if (err) goto out;
-    (void)inherit;       /* handle inheritance: docs/process.md (not yet across exec) */
+    /* inheritable handles go to the child through a slot of the namespace (inherit.c) */
+    uint32_t slot = UINT32_MAX;
+    if (inherit && nspa__handoff_prepare(&slot) == 0) {
+        char v[48];
+        snprintf(v, sizeof(v), "%u:%d", slot, (int)getpid());
+        if (strv_add(&envv, kv("NSPA_INHERIT", v))) {
+            nspa__handoff_cancel(slot);
+            err = ERROR_NOT_ENOUGH_MEMORY;
+            goto out;
+        }
+    }
     struct spawn_req q = {
         .path = path, .cwd = cwd, .argv = argv, .envp = envv.v,
         .new_group = (flags & CREATE_NEW_PROCESS_GROUP) != 0,
@@ -380,9 +397,11 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
     int pidfd = -1;
     int r = q.suspended ? spawn_suspended(&q, &pid, &pidfd) : spawn_plain(&q, &pid);
     if (r) {
+        if (slot != UINT32_MAX) nspa__handoff_cancel(slot);
         err = errno_to_win32(-r);
         goto out;
     }
+    if (slot != UINT32_MAX) nspa__handoff_commit(slot, pid);
     if (pidfd < 0) {
         pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
         if (pidfd >= 0) fcntl(pidfd, F_SETFD, FD_CLOEXEC);
@@ -396,7 +415,7 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
         err = nspa_win32_error(r);
         goto out;
     }
-    if (q.suspended) nspa__proc_set_suspended(pid);
+    nspa__proc_set_handoff(pid, slot, q.suspended);
     pi->hProcess = (HANDLE)(uintptr_t)ph;
     pi->hThread = (HANDLE)(uintptr_t)th;
     pi->dwProcessId = (DWORD)pid;

@@ -110,27 +110,40 @@ static HANDLE created(int r, nspa_obj_t h)
     if (namew) { DWORD e_ = name_from_w(namew, buf, sizeof(buf)); \
         if (e_) { SetLastError(e_); return NULL; } buf##_p = buf; }
 
+/* Creation with the handle's inheritability (SECURITY_ATTRIBUTES.bInheritHandle): an
+ * inheritable unnamed object is made in the namespace region at once, so that a child
+ * can inherit it (docs/process.md); without a region it stays a process one. */
+static int create_obj(int type, const void *args, const char *name, LPSECURITY_ATTRIBUTES sa, nspa_obj_t *h)
+{
+    int inherit = sa && sa->bInheritHandle;
+    const char *n = name ? strip_local(name) : NULL;
+    int r = nspa__create_obj(type, args, n, inherit && !n, h);
+    if (r < 0 && inherit && !n && r != -EINVAL && r != -EFAULT) r = nspa__create_obj(type, args, NULL, 0, h);
+    if (r >= 0 && inherit) nspa_handle_set_flags(*h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    return r;
+}
+
 /* ---- events ----------------------------------------------------------------------- */
 
-static HANDLE create_event(LPCSTR name, BOOL manual, BOOL initial)
+static HANDLE create_event(LPSECURITY_ATTRIBUTES sa, LPCSTR name, BOOL manual, BOOL initial)
 {
     struct nspa_event_args a = { manual ? 1 : 0, initial ? 1 : 0 };
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
     CHECK_A_NAME(name);
-    int r = nspa_create_event(&a, name ? strip_local(name) : NULL, &h);
+    int r = create_obj(NSPA_TYPE_EVENT, &a, name, sa, &h);
     return created(r, h);   /* not created(f(&h), h): argument order is unspecified */
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventA(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCSTR name)
 {
-    return create_event(name, manual, initial);
+    return create_event(sa, name, manual, initial);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventW(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCWSTR name)
 {
     NAME_W(name, n);
-    return create_event(n_p, manual, initial);
+    return create_event(sa, n_p, manual, initial);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
@@ -139,7 +152,7 @@ NSPA_EXPORT HANDLE WINAPI CreateEventExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, 
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
-    return create_event(name, !!(flags & CREATE_EVENT_MANUAL_RESET), !!(flags & CREATE_EVENT_INITIAL_SET));
+    return create_event(sa, name, !!(flags & CREATE_EVENT_MANUAL_RESET), !!(flags & CREATE_EVENT_INITIAL_SET));
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
@@ -195,7 +208,7 @@ NSPA_EXPORT BOOL WINAPI PulseEvent(HANDLE h)
 
 /* ---- mutexes ---------------------------------------------------------------------- */
 
-static HANDLE create_mutex(LPCSTR name, BOOL owner)
+static HANDLE create_mutex(LPSECURITY_ATTRIBUTES sa, LPCSTR name, BOOL owner)
 {
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
@@ -205,20 +218,20 @@ static HANDLE create_mutex(LPCSTR name, BOOL owner)
         a.owner = nspa_thread_id();
         a.count = 1;
     }
-    int r = nspa_create_mutex(&a, name ? strip_local(name) : NULL, &h);
+    int r = create_obj(NSPA_TYPE_MUTEX, &a, name, sa, &h);
     /* an existing named mutex is opened, not acquired (as on Windows) */
     return created(r, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexA(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCSTR name)
 {
-    return create_mutex(name, owner);
+    return create_mutex(sa, name, owner);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexW(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCWSTR name)
 {
     NAME_W(name, n);
-    return create_mutex(n_p, owner);
+    return create_mutex(sa, n_p, owner);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
@@ -227,7 +240,7 @@ NSPA_EXPORT HANDLE WINAPI CreateMutexExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, 
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
-    return create_mutex(name, !!(flags & CREATE_MUTEX_INITIAL_OWNER));
+    return create_mutex(sa, name, !!(flags & CREATE_MUTEX_INITIAL_OWNER));
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
@@ -256,7 +269,7 @@ NSPA_EXPORT BOOL WINAPI ReleaseMutex(HANDLE h)
 
 /* ---- semaphores ------------------------------------------------------------------- */
 
-static HANDLE create_sem(LPCSTR name, LONG initial, LONG max)
+static HANDLE create_sem(LPSECURITY_ATTRIBUTES sa, LPCSTR name, LONG initial, LONG max)
 {
     if (max <= 0 || initial < 0 || initial > max) {
         SetLastError(ERROR_INVALID_PARAMETER);
@@ -266,19 +279,19 @@ static HANDLE create_sem(LPCSTR name, LONG initial, LONG max)
     if (name && !*name) name = NULL;
     CHECK_A_NAME(name);
     struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
-    int r = nspa_create_sem(&a, name ? strip_local(name) : NULL, &h);
+    int r = create_obj(NSPA_TYPE_SEM, &a, name, sa, &h);
     return created(r, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name)
 {
-    return create_sem(name, initial, max);
+    return create_sem(sa, name, initial, max);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name)
 {
     NAME_W(name, n);
-    return create_sem(n_p, initial, max);
+    return create_sem(sa, n_p, initial, max);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name,
@@ -288,7 +301,7 @@ NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExA(LPSECURITY_ATTRIBUTES sa, LONG init
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
-    return create_sem(name, initial, max);
+    return create_sem(sa, name, initial, max);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name,
@@ -352,11 +365,41 @@ NSPA_EXPORT BOOL WINAPI SetHandleInformation(HANDLE h, DWORD mask, DWORD flags)
 
 static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
 
+/* DuplicateHandle with another process as source or target: through the namespace
+ * (inherit.c), for objects of the region (named, or unnamed ones created inheritable) */
+static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst, BOOL inherit, DWORD options)
+{
+    DWORD spid = GetProcessId(src_process), dpid = GetProcessId(dst_process), me = GetCurrentProcessId();
+    if (!spid || !dpid) return fail(ERROR_INVALID_HANDLE);
+    if (spid == me && dpid == me) return DuplicateHandle(GetCurrentProcess(), src, GetCurrentProcess(), dst, 0,
+                                                         inherit, options);
+    if (!dst || is_pseudo(src)) return fail(ERROR_INVALID_PARAMETER);
+    /* closing a handle in another process's table is not possible from here */
+    if ((options & DUPLICATE_CLOSE_SOURCE) && spid != me) return fail(ERROR_NOT_SUPPORTED);
+    nspa_obj_t local = H(src), tmp = 0, out = 0;
+    int r = 0;
+    if (spid != me) {
+        r = nspa__dup_from_process((int32_t)spid, H(src), &tmp);
+        local = tmp;
+    }
+    if (!r) r = dpid == me ? nspa_dup(local, &out) : nspa__dup_to_process(local, (int32_t)dpid, &out);
+    if (tmp) nspa_close(tmp);
+    if (r) {
+        DWORD e = r == -EOPNOTSUPP ? ERROR_NOT_SUPPORTED : r == -ESRCH ? ERROR_INVALID_HANDLE
+                : nspa_win32_error(r == -EINVAL ? -EBADF : r);
+        return fail(e);
+    }
+    if (dpid == me && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    if ((options & DUPLICATE_CLOSE_SOURCE) && spid == me) nspa_close(H(src));
+    *dst = (HANDLE)(uintptr_t)out;
+    return TRUE;
+}
+
 NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst,
                                         DWORD access, BOOL inherit, DWORD options)
 {
     if (src_process != GetCurrentProcess() || dst_process != GetCurrentProcess())
-        return fail(ERROR_NOT_SUPPORTED);   /* across processes: not yet (docs/sync.md) */
+        return dup_remote(src_process, src, dst_process, dst, inherit, options);
     nspa_obj_t out = 0;
     int r;
     if (src == GetCurrentThread()) {
