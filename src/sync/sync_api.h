@@ -33,4 +33,7 @@ NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_
 NSPA_HIDDEN void nspa__thread_unregister(void);
 /* WaitForSingleObject's path: one handle, the caller's thread id as owner */
 NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout);
+/* the process code's wait on one process object (wait.c calls it when the object is not
+ * signaled; it returns 0, -ETIMEDOUT, or 1 to let the ordinary wait run) */
+NSPA_HIDDEN void nspa__set_proc_wait_hook(int (*fn)(nspa_obj_t h, uint64_t timeout));
 #endif

@@ -490,6 +490,16 @@ NSPA_EXPORT int nspa_wait_all(struct nspa_wait_args *args)
     return do_wait(args, 1);
 }
 
+/* A wait on one process object that is not signaled: the Win32 layer's process code
+ * may wait for it itself (on the process's pidfd, one wake-up fewer than through its
+ * watcher thread). Returns 1 when it did not. */
+static int (*proc_wait_hook)(nspa_obj_t h, uint64_t timeout);
+
+NSPA_HIDDEN void nspa__set_proc_wait_hook(int (*fn)(nspa_obj_t h, uint64_t timeout))
+{
+    __atomic_store_n(&proc_wait_hook, fn, __ATOMIC_RELEASE);
+}
+
 /* internal: WaitForSingleObject's path, without building a request */
 NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
 {
@@ -499,6 +509,8 @@ NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
     if (o) {
         int r = take_fast(o, me->tid, timeout, 1);
         if (r != FAST_MISS) return r;
+        int (*hook)(nspa_obj_t, uint64_t) = __atomic_load_n(&proc_wait_hook, __ATOMIC_ACQUIRE);
+        if (o->type == NSPA_TYPE_PROCESS && hook && (r = hook(h, timeout)) != 1) return r;
     }
     struct nspa_wait_args a = { .timeout = timeout, .objs = &h, .count = 1, .owner = me->tid };
     return do_wait(&a, 0);

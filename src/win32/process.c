@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -111,9 +112,14 @@ static uint64_t filetime_of_start(uint64_t ticks)
 
 /* ---- the watcher --------------------------------------------------------------------- */
 
-/* @w's process has ended: its status, its objects signaled, its record gone. */
-static void watch_finish(struct pwatch *w)
+static struct pwatch *watch_find_locked(pid_t pid);
+
+/* @w's process has ended: its status, its objects signaled. Run once, by whoever
+ * claims it: the watcher thread, or a thread waiting on the pidfd itself (proc_wait). */
+static int watch_end(struct pwatch *w)
 {
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&w->ended, &expected, 1)) return 0;
     uint32_t code = 0;
     int status;
     struct rusage ru;
@@ -131,20 +137,80 @@ static void watch_finish(struct pwatch *w)
     graves[grave_next % GRAVE] = (struct grave){ (uint32_t)w->pid, w->create_time, w->exit_time, w->kernel, w->user };
     grave_next++;
     pthread_mutex_unlock(&watch_lock);
-    /* the waiters first: the rest is bookkeeping */
     nspa__exit_obj_signal(w->obj, NSPA_TYPE_PROCESS, code);
     if (w->thread_obj) nspa__exit_obj_signal(w->thread_obj, NSPA_TYPE_THREAD, code);
-    pthread_mutex_lock(&watch_lock);
-    for (struct pwatch **pp = &watch_list; *pp; pp = &(*pp)->next)
-        if (*pp == w) { *pp = w->next; break; }
-    pthread_mutex_unlock(&watch_lock);
-    epoll_ctl(watch_epfd, EPOLL_CTL_DEL, w->pidfd, NULL);
+    return 1;
+}
+
+/* Drop a reference to @w (the watch list holds one, a waiter on its pidfd another);
+ * the last one gives back its descriptor, handles and record. */
+static void watch_unref(struct pwatch *w)
+{
+    if (atomic_fetch_sub(&w->refs, 1) != 1) return;
     close(w->pidfd);
     if (w->thread_obj) nspa_close(w->thread_obj);
     nspa_close(w->obj);
     /* inherited handles the child never took (it was no NSPA program, or died first) */
     if (w->handoff != UINT32_MAX) nspa__handoff_reap(w->handoff, w->pid);
     free(w);
+}
+
+/* the watcher: the process ended; out of the list and of the epoll set */
+static void watch_finish(struct pwatch *w)
+{
+    watch_end(w);
+    pthread_mutex_lock(&watch_lock);
+    for (struct pwatch **pp = &watch_list; *pp; pp = &(*pp)->next)
+        if (*pp == w) { *pp = w->next; break; }
+    pthread_mutex_unlock(&watch_lock);
+    epoll_ctl(watch_epfd, EPOLL_CTL_DEL, w->pidfd, NULL);
+    watch_unref(w);
+}
+
+/* WaitForSingleObject on a process handle that is not signaled (wait.c's hook): the
+ * waiting thread polls the pidfd itself and ends the process's record when it sees the
+ * exit, one wake-up fewer than through the watcher. Returns 0, -ETIMEDOUT, or 1 (not
+ * a process we watch: the ordinary wait runs). */
+static int proc_wait(nspa_obj_t h, uint64_t timeout)
+{
+    uint32_t pid, ec;
+    int sig;
+    if (nspa__exit_obj_info(h, NSPA_TYPE_PROCESS, &pid, &ec, &sig)) return 1;
+    if (sig) return 0;
+    pthread_mutex_lock(&watch_lock);
+    /* found in the list while its object is not signaled: it is this object's record
+     * (a record leaves the list only after it has signaled its object) */
+    struct pwatch *w = watch_find_locked((pid_t)pid);
+    if (w) atomic_fetch_add(&w->refs, 1);
+    pthread_mutex_unlock(&watch_lock);
+    if (!w) return 1;
+    int r;
+    for (;;) {
+        if (nspa__exit_obj_info(h, NSPA_TYPE_PROCESS, &pid, &ec, &sig) == 0 && sig) {
+            r = 0;
+            break;
+        }
+        struct pollfd p = { .fd = w->pidfd, .events = POLLIN };
+        struct timespec ts, *tsp = NULL;
+        if (timeout != NSPA_TIMEOUT_INFINITE) {
+            uint64_t now = nspa_time_ns();
+            if (now >= timeout) {
+                r = -ETIMEDOUT;
+                break;
+            }
+            ts = nspa_ts_from_ns(timeout - now);
+            tsp = &ts;
+        }
+        int n = ppoll(&p, 1, tsp, NULL);
+        if (n > 0) {
+            /* ended by us: signaled; by the watcher: signaled now or soon, and the
+             * ordinary wait takes it */
+            r = watch_end(w) ? 0 : 1;
+            break;
+        }
+    }
+    watch_unref(w);
+    return r;
 }
 
 static void *watch_main(void *arg)
@@ -198,7 +264,11 @@ static void watch_atfork_child(void)
 }
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-static void atfork_init(void) { pthread_atfork(NULL, NULL, watch_atfork_child); }
+static void atfork_init(void)
+{
+    pthread_atfork(NULL, NULL, watch_atfork_child);
+    nspa__set_proc_wait_hook(proc_wait);
+}
 
 static struct pwatch *watch_find_locked(pid_t pid)
 {
@@ -222,6 +292,7 @@ NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_th
     w->pid = pid;
     w->pidfd = pidfd;
     w->handoff = UINT32_MAX;
+    atomic_store(&w->refs, 1);
     w->child = child;
     uint64_t st = 0;
     nspa_task_times(pid, 0, NULL, NULL, &st);

@@ -20,6 +20,8 @@ struct pwatch {
     nspa_obj_t obj;                  /* the watcher's own handle to the process object */
     nspa_obj_t thread_obj;           /* a child's main thread object (CreateProcess), or 0 */
     uint64_t create_time, exit_time, kernel, user;     /* FILETIME units */
+    _Atomic int refs;                /* the list's, and each waiter's on the pidfd */
+    _Atomic int ended;               /* watch_end has run (or runs) */
 };
 
 NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_thread, nspa_obj_t *out,
