@@ -65,6 +65,26 @@ static int child_main(int argc, char **argv)
     return 99;
 }
 
+static DWORD WINAPI wait_on(LPVOID h)
+{
+    return WaitForSingleObject((HANDLE)h, 20000);
+}
+
+static volatile LONG hammer_stop;
+static volatile LONG hammer_errors;
+
+/* Set/Reset/Wait(0) on an object while it grows into the region under it */
+static DWORD WINAPI hammer(LPVOID h)
+{
+    while (!hammer_stop) {
+        if (!SetEvent((HANDLE)h)) { InterlockedIncrement(&hammer_errors); fprintf(stderr, "set %u\n", (unsigned)GetLastError()); }
+        DWORD w = WaitForSingleObject((HANDLE)h, 0);
+        if (w != WAIT_OBJECT_0) { InterlockedIncrement(&hammer_errors); fprintf(stderr, "wait %x %u\n", (unsigned)w, (unsigned)GetLastError()); }
+        if (!ResetEvent((HANDLE)h)) { InterlockedIncrement(&hammer_errors); fprintf(stderr, "reset %u\n", (unsigned)GetLastError()); }
+    }
+    return 0;
+}
+
 static DWORD run(const char *args, BOOL inherit)
 {
     char cmd[8192];
@@ -158,11 +178,19 @@ static void test_duplicate_across(void)
     HANDLE ours = CreateEventA(&sa, TRUE, FALSE, NULL);
     HANDLE remote = NULL;
     CHECK(DuplicateHandle(GetCurrentProcess(), ours, pi.hProcess, &remote, 0, FALSE, DUPLICATE_SAME_ACCESS));
-    /* a process-arena object cannot cross */
+    /* a process-arena object with a waiter queued on it cannot cross (not moved) */
     HANDLE arena = CreateEventA(NULL, TRUE, FALSE, NULL), r2 = NULL;
+    HANDLE waiter = CreateThread(NULL, 0, wait_on, arena, 0, NULL);
+    while (nspa_obj_waiters((nspa_obj_t)(uintptr_t)arena) < 1) Sleep(1);
     SetLastError(0);
     CHECK(!DuplicateHandle(GetCurrentProcess(), arena, pi.hProcess, &r2, 0, FALSE, DUPLICATE_SAME_ACCESS));
     CHECK_EQ(GetLastError(), ERROR_NOT_SUPPORTED);
+    SetEvent(arena);
+    CHECK_EQ(WaitForSingleObject(waiter, 20000), WAIT_OBJECT_0);
+    CloseHandle(waiter);
+    /* without waiters it grows into the region and crosses */
+    CHECK(DuplicateHandle(GetCurrentProcess(), arena, pi.hProcess, &r2, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CHECK_EQ(WaitForSingleObject(arena, 0), WAIT_OBJECT_0);     /* its state came along */
     SetLastError(0);
     CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)theirs, GetCurrentProcess(), &r2, 0, FALSE,
                            DUPLICATE_CLOSE_SOURCE));
@@ -189,6 +217,52 @@ static void test_duplicate_across(void)
     CloseHandle(pi.hThread);
 }
 
+/* Objects created not inheritable, made so later: they grow into the region when the
+ * child is created (the Wine pattern with SetHandleInformation / DuplicateHandle) */
+static void test_grown(void)
+{
+    HANDLE ev = CreateEventA(NULL, FALSE, FALSE, NULL);
+    HANDLE ev2 = NULL;
+    CHECK(DuplicateHandle(GetCurrentProcess(), ev, GetCurrentProcess(), &ev2, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CHECK(SetHandleInformation(ev, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT));
+    HANDLE m0 = CreateMutexA(NULL, TRUE, NULL), mtx = NULL;                   /* owned by us */
+    CHECK(DuplicateHandle(GetCurrentProcess(), m0, GetCurrentProcess(), &mtx, 0, TRUE, DUPLICATE_SAME_ACCESS));
+    CloseHandle(m0);
+    /* another object grows while a thread works on it */
+    HANDLE busy = CreateEventA(NULL, TRUE, FALSE, NULL);
+    CHECK(SetHandleInformation(busy, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT));
+    hammer_stop = 0;
+    HANDLE th = CreateThread(NULL, 0, hammer, busy, 0, NULL);
+    Sleep(5);
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd), "\"%s\" child-wine %lu %lu", self, (unsigned long)(uintptr_t)ev,
+             (unsigned long)(uintptr_t)mtx);
+    STARTUPINFOA si = { .cb = sizeof(si) };
+    PROCESS_INFORMATION pi;
+    REQUIRE(CreateProcessA(NULL, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi));
+    HANDLE both[2] = { ev2, pi.hProcess };                   /* through the other handle */
+    CHECK_EQ(WaitForMultipleObjects(2, both, FALSE, 20000), WAIT_OBJECT_0);
+    CHECK(ReleaseMutex(mtx));                                /* ours still, now in the region */
+    CHECK_EQ(WaitForSingleObject(pi.hProcess, 20000), WAIT_OBJECT_0);
+    DWORD code = 1;
+    CHECK(GetExitCodeProcess(pi.hProcess, &code));
+    CHECK_EQ(code, 0);
+    CHECK_EQ(WaitForSingleObject(mtx, 0), WAIT_OBJECT_0);
+    CHECK(ReleaseMutex(mtx));
+    Sleep(5);
+    InterlockedExchange(&hammer_stop, 1);
+    CHECK_EQ(WaitForSingleObject(th, 20000), WAIT_OBJECT_0);
+    CHECK_EQ(hammer_errors, 0);
+    CHECK_EQ(nspa_check_namespace(), 0);
+    CloseHandle(th);
+    CloseHandle(busy);
+    CloseHandle(ev);
+    CloseHandle(ev2);
+    CloseHandle(mtx);
+    CloseHandle(pi.hProcess);
+    CloseHandle(pi.hThread);
+}
+
 static void test_foreign_child(void)
 {
     SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
@@ -205,8 +279,13 @@ static void test_foreign_child(void)
     CHECK_EQ(code, 0);
     CloseHandle(pi.hProcess);
     CloseHandle(pi.hThread);
-    Sleep(100);                  /* the watcher gives the slot back after the wake */
+    /* the watcher gives the slot back after the wake (it may be behind on a loaded
+     * machine: up to 10 s) */
     REQUIRE(nspa_namespace_stats(&s1) == 0);
+    for (int i = 0; i < 500 && s1.processes != s0.processes; i++) {
+        Sleep(20);
+        REQUIRE(nspa_namespace_stats(&s1) == 0);
+    }
     CHECK_EQ(s1.processes, s0.processes);
     CloseHandle(ev);
 }
@@ -219,6 +298,7 @@ int main(int argc, char **argv)
     self[n] = 0;
     test_wine_pattern();
     test_duplicate_across();
+    test_grown();
     test_foreign_child();
     return nspa_test_done();
 }

@@ -132,9 +132,10 @@ NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
 }
 
 /* Take handle @h out of the table; *@o gets its object (the caller drops the ref).
- * -EBADF: not open; -EPERM: protected from close. Registry lock held for a named
- * object's handle (the caller looked it up first). */
-NSPA_HIDDEN int h_free(nspa_obj_t h, struct sobj **o)
+ * -EBADF: not open; -EPERM: protected from close; -EAGAIN: it names a region object
+ * and the caller does not hold the registry lock (the object grew into the region since
+ * the caller looked it up: look again). */
+static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
 {
     if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
     uint32_t i = (h >> 2) - 1;
@@ -144,6 +145,7 @@ NSPA_HIDDEN int h_free(nspa_obj_t h, struct sobj **o)
     int r = 0;
     if (!x) r = -EBADF;
     else if (e->flags & NSPA_HANDLE_PROTECT) r = -EPERM;
+    else if (x->in_region && !reg_held) r = -EAGAIN;
     else {
         if (x->in_region && nspa_ns) {
             uint32_t *l = ledger_slot(nspa_ns, i, 0);
@@ -262,6 +264,30 @@ NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags)
     return o;
 }
 
+/* Every handle of this process to @from now names @to (an object grown into the region,
+ * inherit.c): ledger entries written, @to's references taken, @from's given back.
+ * Registry lock and @from's lock held. Returns how many. */
+NSPA_HIDDEN uint32_t h_switch(struct sobj *from, struct sobj *to)
+{
+    struct ns *ns = nspa_ns;
+    uint32_t n = 0;
+    pthread_mutex_lock(&h_lock);
+    uint32_t top = h_hwm > h_top ? h_hwm : h_top;
+    for (uint32_t i = 0; i < top; i++) {
+        struct hent *e = hent_of(i);
+        if (!e || atomic_load_explicit(&e->obj, memory_order_relaxed) != from) continue;
+        uint32_t *l = ledger_slot(ns, i, 1);
+        if (!l) continue;                      /* no ledger room: it keeps the forwarder */
+        jset32(ns, l, (uint32_t)(to - ns->objs) + 1);
+        jset32(ns, (uint32_t *)&to->refs, to->refs + 1);
+        atomic_store_explicit(&e->obj, to, memory_order_release);
+        atomic_fetch_sub(&from->refs, 1);
+        n++;
+    }
+    pthread_mutex_unlock(&h_lock);
+    return n;
+}
+
 NSPA_HIDDEN uint32_t h_high_water(void) { return __atomic_load_n(&h_hwm, __ATOMIC_ACQUIRE); }
 
 NSPA_HIDDEN void h_after_fork_child(void)
@@ -320,36 +346,43 @@ NSPA_HIDDEN void h_close_all(void)
 
 NSPA_EXPORT int nspa_close(nspa_obj_t h)
 {
-    struct sobj *o = h_lookup(h);
-    if (!o) return -EBADF;
-    struct ns *ns = o->in_region ? nspa_ns : NULL;
-    if (ns) reg_lock(ns);
-    int r = h_free(h, &o);
-    if (!r) obj_unref(o);
-    if (ns) reg_unlock(ns);
-    return r;
+    for (;;) {
+        struct sobj *o = h_lookup(h);
+        if (!o) return -EBADF;
+        struct ns *ns = o->in_region ? nspa_ns : NULL;
+        if (ns) reg_lock(ns);
+        int r = h_free(h, &o, ns != NULL);
+        if (!r) obj_unref(o);
+        if (ns) reg_unlock(ns);
+        if (r != -EAGAIN) return r;
+    }
 }
 
 NSPA_EXPORT int nspa_dup(nspa_obj_t h, nspa_obj_t *out)
 {
     if (!out) return -EFAULT;
-    struct sobj *o = h_lookup(h);
-    if (!o) return -EBADF;
-    struct ns *ns = o->in_region ? nspa_ns : NULL;
-    if (ns) reg_lock(ns);
-    int r = -EBADF;
-    if (h_lookup(h) == o) {            /* still open: take a reference, then a handle */
-        obj_ref(o);
-        r = h_alloc(o, out);
-        if (r) obj_unref(o);
+    for (;;) {
+        struct sobj *o = h_lookup(h);
+        if (!o) return -EBADF;
+        struct ns *ns = o->in_region ? nspa_ns : NULL;
+        if (ns) reg_lock(ns);
+        struct sobj *now = h_lookup(h);
+        int r = -EBADF;
+        if (now == o) {                /* still open: take a reference, then a handle */
+            obj_ref(o);
+            r = h_alloc(o, out);
+            if (r) obj_unref(o);
+        }
+        if (ns) reg_unlock(ns);
+        if (!now || now == o) return r;
+        /* it grew into the region meanwhile: again, with the registry lock */
     }
-    if (ns) reg_unlock(ns);
-    return r;
 }
 
 NSPA_EXPORT int nspa_obj_type(nspa_obj_t h)
 {
     struct sobj *o = h_lookup(h);
+    if (o && __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) == OBJ_FORWARD) o = obj_forward_target(o);
     return o ? o->type : -EBADF;
 }
 

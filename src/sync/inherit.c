@@ -21,16 +21,70 @@
  * parent's process watcher gives back a slot the child never took. The slot is found
  * by the child only if its parent is the one that prepared it (getppid()).
  *
- * Only region objects cross: named objects, and unnamed ones created inheritable
- * (Win32: SECURITY_ATTRIBUTES.bInheritHandle), which the Win32 layer creates in the
- * region from the start. An unnamed object of the process arena is not inherited (the
- * promotion of docs/sync.md is not implemented).
+ * Only region objects cross: named objects, unnamed ones created inheritable (Win32:
+ * SECURITY_ATTRIBUTES.bInheritHandle), which the Win32 layer creates in the region from
+ * the start, and unnamed objects of the process arena grown into the region when a
+ * handle to them crosses (obj_promote, docs/sync.md "Growing an unnamed object").
  *
  * All of it runs under the registry lock (types.h, rule 6): creation, never a wait.
  */
 #include <errno.h>
 #include <unistd.h>
 #include "sync/internal.h"
+
+/* ---- growing an arena object into the region ----------------------------------------- */
+
+/* Move unnamed object @a of the process arena into the region (registry lock held): a
+ * region object gets its type, word, max and ext; every handle of this process to @a is
+ * switched to it (with its ledger entry); @a becomes a forwarder (OBJ_FORWARD, its word
+ * claimed for ever so that every fast path misses, and whoever locks it follows it: see
+ * obj_lock_live, h_lookup). Handles of fork children that still name @a keep it alive,
+ * with one reference of the region object for all of them.
+ * Refused (-EBUSY) while waiters are queued on @a or while it is a mutex owned by
+ * another thread: their records name @a (queues, owned-mutex lists), and moving them is
+ * not implemented. *@out: the region object. */
+NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
+{
+    struct nspa_tls *me = self();
+    if (!me) return -ENOMEM;
+    obj_lock(a);
+    int type = a->type;
+    if (type == OBJ_FORWARD) {
+        *out = obj_forward_target(a);
+        obj_unlock(a);
+        return 0;
+    }
+    uint64_t w = atomic_load_explicit(&a->word, memory_order_acquire);
+    int owned = type == NSPA_TYPE_MUTEX && mtx_owner(w);
+    if (!type || a->in_region || a->q_head || (owned && (mtx_owner(w) != me->tid || !in_region(me->t)))) {
+        obj_unlock(a);
+        return type ? -EBUSY : -EBADF;
+    }
+    w = obj_claim(a);                              /* no fast path changes it from here */
+    struct sobj *r = obj_region_new(ns, type, w & ~OBJ_CLAIMED, a->max, __atomic_load_n(&a->ext, __ATOMIC_RELAXED));
+    if (!r) {
+        obj_unclaim_if_idle(a);
+        obj_unlock(a);
+        return -ENOSPC;
+    }
+    if (owned) {                                   /* the caller's own mutex: its list */
+        owned_remove(me->t, a);
+        owned_add(me->t, r);
+    }
+    jset32(ns, (uint32_t *)&r->refs, 0);           /* the handles count from here */
+    h_switch(a, r);
+    if (atomic_load(&a->refs)) jset32(ns, (uint32_t *)&r->refs, r->refs + 1);   /* the forwarder's */
+    __atomic_store_n(&a->name, (uint32_t)(r - ns->objs) + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&a->type, OBJ_FORWARD, __ATOMIC_RELEASE);
+    int left = atomic_load(&a->refs) != 0;
+    obj_unlock(a);
+    /* no handle of the fork family left on the record: the forwarder is only for stale
+     * lookups now, and stays (a record is never unmapped; 128 bytes per grown object) */
+    (void)left;
+    if (!r->refs) obj_region_drop(r);              /* every handle was closed meanwhile */
+    *out = r;
+    return r->type ? 0 : -EBADF;
+}
 
 /* the attached namespace, or NULL */
 static struct ns *attached(void)
@@ -67,7 +121,10 @@ NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot_out)
     for (uint32_t i = 0; i < top && i < LEDGER_DIR * LEDGER_CHUNK; i++) {
         uint32_t flags = 0;
         struct sobj *o = h_at(i, &flags);
-        if (!o || !(flags & NSPA_HANDLE_INHERIT) || !o->in_region || !o->type) continue;
+        if (!o || !(flags & NSPA_HANDLE_INHERIT)) continue;
+        if (o->type == OBJ_FORWARD) o = obj_forward_target(o);
+        else if (!o->in_region && obj_promote(ns, o, &o)) continue;   /* busy: not inherited */
+        if (!o->type) continue;
         uint32_t *l = ledger_slot_of(ns, s, i, 1);
         if (!l) {
             r = -ENOSPC;
@@ -125,12 +182,13 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
     if (!ns) return ns_error();
     struct sobj *o = h_lookup(h);
     if (!o) return -EBADF;
-    if (!o->in_region) return -EOPNOTSUPP;       /* a process-arena object (docs/process.md) */
     reg_lock(ns);
     int r = -ESRCH;
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
     if (h_lookup(h) != o || !o->type) {
         r = -EBADF;
+    } else if (s != UINT32_MAX && !o->in_region && (r = obj_promote(ns, o, &o)) != 0) {
+        r = r == -EBUSY ? -EOPNOTSUPP : r;       /* waiters queued on it (docs/process.md) */
     } else if (s != UINT32_MAX) {
         /* the first free entry from REMOTE_BASE on: indices the target's own handles
          * do not reach before a million of them */

@@ -13,7 +13,12 @@ static inline struct sobj *typed(nspa_obj_t h, int type, int *err)
 {
     struct sobj *o = h_lookup(h);
     if (__builtin_expect(!o, 0)) { *err = -EBADF; return NULL; }
-    if (__builtin_expect(o->type != type, 0)) { *err = -EINVAL; return NULL; }
+    uint8_t t = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(t == OBJ_FORWARD, 0)) {        /* grown into the region just now */
+        o = obj_forward_target(o);
+        t = o->type;
+    }
+    if (__builtin_expect(t != type, 0)) { *err = -EINVAL; return NULL; }
     return o;
 }
 
@@ -93,7 +98,7 @@ NSPA_EXPORT int nspa_sem_release(nspa_obj_t h, uint32_t *count)
             return 0;
         }
     }
-    obj_lock(o);
+    o = obj_lock_live(o);
     w = obj_claim(o);
     uint32_t c = (uint32_t)w;
     if ((uint64_t)c + n > o->max) {
@@ -130,7 +135,7 @@ NSPA_EXPORT int nspa_mutex_unlock(nspa_obj_t h, struct nspa_mutex_args *args)
         }
     }
     int released = 0;
-    obj_lock(o);
+    o = obj_lock_live(o);
     w = obj_claim(o);
     if (mtx_owner(w) != args->owner) {
         r = -EPERM;
@@ -163,7 +168,7 @@ NSPA_EXPORT int nspa_mutex_kill(nspa_obj_t h, uint32_t owner)
     int r = 0;
     struct sobj *o = typed(h, NSPA_TYPE_MUTEX, &r);
     if (!o) return r;
-    obj_lock(o);
+    o = obj_lock_live(o);
     uint64_t w = obj_claim(o);
     if (mtx_owner(w) != owner) r = -EPERM;
     else mtx_abandon(o);
@@ -182,7 +187,7 @@ enum { EV_SET, EV_RESET, EV_PULSE };
 
 static __attribute__((noinline)) int event_op_slow(struct sobj *o, uint32_t *prev, int op)
 {
-    obj_lock(o);
+    o = obj_lock_live(o);
     uint64_t w = obj_claim(o);
     if (prev) *prev = (uint32_t)(w & EVT_SIGNALED);
     if (op == EV_RESET) {
@@ -238,7 +243,7 @@ NSPA_HIDDEN int nspa__exit_obj_signal(nspa_obj_t h, int type, uint32_t exit_code
     int r = 0;
     struct sobj *o = typed(h, type, &r);
     if (!o) return r;
-    obj_lock(o);
+    o = obj_lock_live(o);
     uint64_t w = obj_claim(o);
     __atomic_store_n(&o->ext, exit_code, __ATOMIC_RELAXED);
     atomic_store_explicit(&o->word, w | EVT_SIGNALED, memory_order_release);
@@ -262,7 +267,7 @@ NSPA_HIDDEN int nspa__exit_obj_info(nspa_obj_t h, int type, uint32_t *id, uint32
     int r = 0;
     struct sobj *o = typed(h, type, &r);
     if (!o) return r;
-    obj_lock(o);
+    o = obj_lock_live(o);
     *id = __atomic_load_n(&o->max, __ATOMIC_ACQUIRE);
     *exit_code = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     *signaled = (atomic_load(&o->word) & EVT_SIGNALED) != 0;
@@ -290,7 +295,7 @@ static uint64_t read_word(struct sobj *o, uint32_t *ext)
     uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
     *ext = 0;
     if (!(w & OBJ_CLAIMED)) return w;
-    obj_lock(o);
+    o = obj_lock_live(o);
     w = atomic_load_explicit(&o->word, memory_order_acquire);
     *ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     obj_unlock(o);
@@ -341,7 +346,7 @@ NSPA_EXPORT int nspa_obj_waiters(nspa_obj_t h)
     struct sobj *o = h_lookup(h);
     if (!o) return -EBADF;
     int n = 0;
-    obj_lock(o);
+    o = obj_lock_live(o);
     for (uint64_t r = o->q_head; r; r = E(r)->next)      /* still waiting, not granted */
         if (!(atomic_load(&went_thr(E(r))->futex) & W_ENDED)) n++;
     obj_unlock(o);

@@ -95,7 +95,7 @@ static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
         break;
     }
     const struct sync_kind *k = sync_kind_of(o->type);
-    if (!k) return -EBADF;
+    if (!k) return o->type == OBJ_FORWARD ? FAST_MISS : -EBADF;   /* grown meanwhile: slow path */
     int spins = 0;
     while (!(w & OBJ_CLAIMED)) {
         if (k->signaled(o, w, owner)) {
@@ -291,8 +291,12 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
     uint32_t qkey = pi_eff_key(t) > key ? pi_eff_key(t) : key;
 
     for (uint32_t i = 0; i < n; i++) {
-        struct sobj *o = objs[i];
-        obj_lock(o);
+        struct sobj *o = obj_lock_live(objs[i]);
+        if (o != objs[i]) {                  /* grown into the region since the lookup */
+            objs[i] = o;
+            t->objs[i] = REF(o);
+            __atomic_store_n(&t->shared_futex, 1, __ATOMIC_RELAXED);
+        }
         if (!o->type) {                      /* closed and freed since the lookup */
             obj_unlock(o);
             uint32_t v = 0;
@@ -391,6 +395,7 @@ static int resolve(const struct nspa_wait_args *args, struct sobj **objs, int al
     for (uint32_t i = 0; i < count; i++) {
         objs[i] = h_lookup(args->objs[i]);
         if (!objs[i]) return -EBADF;
+        if (objs[i]->type == OBJ_FORWARD) objs[i] = obj_forward_target(objs[i]);
         if (!sync_kind_of(objs[i]->type)) return -EINVAL;
     }
     uint32_t n = count;

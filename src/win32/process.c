@@ -280,8 +280,8 @@ static struct pwatch *watch_find_locked(pid_t pid)
 /* A process object for @pid watched through @pidfd (taken over: closed on failure).
  * *@out gets a handle for the caller; *@wout the record (watch_lock held by the caller
  * when @wout is used). */
-NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_thread, nspa_obj_t *out,
-                                    nspa_obj_t *thread_out)
+NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_thread, uint32_t handoff,
+                                    int suspended, nspa_obj_t *out, nspa_obj_t *thread_out)
 {
     pthread_once(&atfork_once, atfork_init);
     struct pwatch *w = calloc(1, sizeof(*w));
@@ -291,7 +291,8 @@ NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_th
     }
     w->pid = pid;
     w->pidfd = pidfd;
-    w->handoff = UINT32_MAX;
+    w->handoff = handoff;            /* known before the watcher can see the exit */
+    w->suspended = suspended;
     atomic_store(&w->refs, 1);
     w->child = child;
     uint64_t st = 0;
@@ -402,7 +403,7 @@ NSPA_EXPORT HANDLE WINAPI OpenProcess(DWORD access, BOOL inherit, DWORD pid)
             memset(&si, 0, sizeof(si));
             if (waitid(P_PIDFD, (id_t)fd, &si, WEXITED | WNOHANG | WNOWAIT) == 0) child = 1;
             nspa_obj_t t = 0;
-            r = nspa__watch_process((pid_t)pid, fd, child, 0, &out, &t);
+            r = nspa__watch_process((pid_t)pid, fd, child, 0, UINT32_MAX, 0, &out, &t);
         }
     }
     if (r) {
@@ -487,17 +488,6 @@ NSPA_HIDDEN int nspa__proc_resume(uint32_t tid, DWORD *prev)
     }
     pthread_mutex_unlock(&watch_lock);
     return r;
-}
-
-NSPA_HIDDEN void nspa__proc_set_handoff(pid_t pid, uint32_t slot, int suspended)
-{
-    pthread_mutex_lock(&watch_lock);
-    struct pwatch *w = watch_find_locked(pid);
-    if (w) {
-        w->suspended = suspended;
-        w->handoff = slot;
-    }
-    pthread_mutex_unlock(&watch_lock);
 }
 
 /* ---- times ------------------------------------------------------------------------------ */

@@ -24,12 +24,11 @@ struct pwatch {
     _Atomic int ended;               /* watch_end has run (or runs) */
 };
 
-NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_thread, nspa_obj_t *out,
-                                    nspa_obj_t *thread_out);
+NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_thread, uint32_t handoff,
+                                    int suspended, nspa_obj_t *out, nspa_obj_t *thread_out);
 NSPA_HIDDEN uint32_t nspa__exit_code_of_signal(int sig);
 NSPA_HIDDEN nspa_obj_t nspa__self_process_obj(void);
 NSPA_HIDDEN int nspa__proc_resume(uint32_t tid, DWORD *prev);
-NSPA_HIDDEN void nspa__proc_set_handoff(pid_t pid, uint32_t slot, int suspended);
 /* a new handle to the thread object of thread @tid of this process */
 NSPA_HIDDEN int nspa__win32_thread_handle_by_tid(uint32_t tid, nspa_obj_t *out);
 

@@ -407,15 +407,15 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
         if (pidfd >= 0) fcntl(pidfd, F_SETFD, FD_CLOEXEC);
     }
     nspa_obj_t ph = 0, th = 0;
-    r = pidfd < 0 ? -errno : nspa__watch_process(pid, pidfd, 1, 1, &ph, &th);
+    r = pidfd < 0 ? -errno : nspa__watch_process(pid, pidfd, 1, 1, slot, q.suspended, &ph, &th);
     if (r) {
         /* no handle can be given for it: it must not run unseen */
         kill(pid, SIGKILL);
         waitpid(pid, NULL, __WALL);
+        if (slot != UINT32_MAX) nspa__handoff_reap(slot, pid);
         err = nspa_win32_error(r);
         goto out;
     }
-    nspa__proc_set_handoff(pid, slot, q.suspended);
     pi->hProcess = (HANDLE)(uintptr_t)ph;
     pi->hThread = (HANDLE)(uintptr_t)th;
     pi->dwProcessId = (DWORD)pid;
