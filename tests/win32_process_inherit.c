@@ -76,7 +76,7 @@ static volatile LONG hammer_errors;
 /* Set/Reset/Wait(0) on an object while it grows into the region under it */
 static DWORD WINAPI hammer(LPVOID h)
 {
-    while (!hammer_stop) {
+    while (!InterlockedCompareExchange(&hammer_stop, 0, 0)) {
         if (!SetEvent((HANDLE)h)) { InterlockedIncrement(&hammer_errors); fprintf(stderr, "set %u\n", (unsigned)GetLastError()); }
         DWORD w = WaitForSingleObject((HANDLE)h, 0);
         if (w != WAIT_OBJECT_0) { InterlockedIncrement(&hammer_errors); fprintf(stderr, "wait %x %u\n", (unsigned)w, (unsigned)GetLastError()); }
@@ -231,7 +231,7 @@ static void test_grown(void)
     /* another object grows while a thread works on it */
     HANDLE busy = CreateEventA(NULL, TRUE, FALSE, NULL);
     CHECK(SetHandleInformation(busy, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT));
-    hammer_stop = 0;
+    InterlockedExchange(&hammer_stop, 0);
     HANDLE th = CreateThread(NULL, 0, hammer, busy, 0, NULL);
     Sleep(5);
     char cmd[8192];

@@ -1,6 +1,7 @@
 /* nspa-bench process: the small C child every implementation spawns. With an argument,
- * it writes the monotonic clock (ns) to that file just before it exits: the wake
- * latency of a waiter is measured from there. */
+ * it sleeps 5 ms (so that its parent is asleep in its wait, whatever the spawn call
+ * still does after the child started), then writes the monotonic clock (ns) to that
+ * file just before it exits: the wake latency of a waiter is measured from there. */
 #include <stdio.h>
 #include <stdlib.h>
 #ifdef _WIN32
@@ -25,6 +26,12 @@ static unsigned long long now_ns(void)
 int main(int argc, char **argv)
 {
     if (argc > 1) {
+#ifdef _WIN32
+        Sleep(5);
+#else
+        struct timespec d = { 0, 5000000 };
+        nanosleep(&d, NULL);
+#endif
         FILE *f = fopen(argv[1], "w");
         if (!f) return 2;
         fprintf(f, "%llu\n", now_ns());

@@ -209,8 +209,11 @@ NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
 {
     struct ns *ns = nspa_ns;
     if (!ns || ns->proc == UINT32_MAX || i >= LEDGER_DIR * LEDGER_CHUNK) return NULL;
-    uint32_t *l = ledger_slot(ns, i, 0);
-    if (!l || !__atomic_load_n(l, __ATOMIC_ACQUIRE)) return NULL;
+    /* a look without the registry lock first (most misses are bad handles): the ledger
+     * words are written atomically under the lock */
+    uint32_t c = __atomic_load_n(&ns->procs[ns->proc].ledger[i / LEDGER_CHUNK], __ATOMIC_ACQUIRE);
+    if (!c || c > LEDGER_CHUNKS) return NULL;
+    if (!__atomic_load_n(&ns->chunks[(size_t)(c - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK], __ATOMIC_ACQUIRE)) return NULL;
     reg_lock(ns);
     pthread_mutex_lock(&h_lock);
     struct sobj *o = h_install_locked(ns, i, 0);

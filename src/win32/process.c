@@ -131,9 +131,10 @@ static int watch_end(struct pwatch *w)
         w->user = tv_to_100ns(ru.ru_utime);
         w->kernel = tv_to_100ns(ru.ru_stime);
     }
-    if (w->terminated && (r != w->pid || WIFSIGNALED(status))) code = w->term_code;
     w->exit_time = filetime_now();
     pthread_mutex_lock(&watch_lock);
+    /* TerminateProcess writes these under the lock */
+    if (w->terminated && (r != w->pid || WIFSIGNALED(status))) code = w->term_code;
     graves[grave_next % GRAVE] = (struct grave){ (uint32_t)w->pid, w->create_time, w->exit_time, w->kernel, w->user };
     grave_next++;
     pthread_mutex_unlock(&watch_lock);
