@@ -71,7 +71,7 @@ static void rec_init(struct thr *t, uint32_t tid, uint32_t proc)
     sync_mutex_init(&t->alive, 0);
     sync_mutex_init(&t->pi_lock, 1);
     pthread_mutex_trylock(&t->alive);       /* free record: nobody holds it */
-    t->proc = proc;
+    __atomic_store_n(&t->proc, proc, __ATOMIC_RELAXED);   /* the reapers read it racily */
     t->family = arena_family();
     t->kind = WAIT_NONE;
     atomic_store(&t->futex, 0);

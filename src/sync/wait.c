@@ -66,7 +66,7 @@ static int spin_limit(void)
 static inline int take_fast_common(struct sobj *o, uint64_t *w)
 {
     uint64_t v = *w, nw;
-    switch (o->type) {
+    switch (__atomic_load_n(&o->type, __ATOMIC_RELAXED)) {   /* may turn OBJ_FORWARD */
     case NSPA_TYPE_EVENT:
         if (!(v & EVT_SIGNALED)) return 0;
         if (v & EVT_MANUAL) return 1;
@@ -94,15 +94,16 @@ static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
         if (c == 0) return timeout == 0 ? -ETIMEDOUT : FAST_MISS;
         break;
     }
-    const struct sync_kind *k = sync_kind_of(o->type);
-    if (!k) return o->type == OBJ_FORWARD ? FAST_MISS : -EBADF;   /* grown meanwhile: slow path */
+    uint8_t ty = __atomic_load_n(&o->type, __ATOMIC_RELAXED);
+    const struct sync_kind *k = sync_kind_of(ty);
+    if (!k) return ty == OBJ_FORWARD ? FAST_MISS : -EBADF;   /* grown meanwhile: slow path */
     int spins = 0;
     while (!(w & OBJ_CLAIMED)) {
         if (k->signaled(o, w, owner)) {
             uint64_t nw;
             uint32_t ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
             int ab = k->consume(o, w, owner, &nw, &ext);
-            if (o->type == NSPA_TYPE_MUTEX) {
+            if (ty == NSPA_TYPE_MUTEX) {
                 if (((nw >> MTX_CNT_SHIFT) & MTX_CNT_MASK) == MTX_CNT_BIG) return FAST_MISS;
                 if (!mtx_owner(w)) {
                     struct nspa_tls *me = self();
@@ -117,7 +118,7 @@ static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
             continue;
         }
         if (timeout == 0) return -ETIMEDOUT;
-        if (!spin || o->type != NSPA_TYPE_MUTEX || spins++ >= spin_limit()) return FAST_MISS;
+        if (!spin || ty != NSPA_TYPE_MUTEX || spins++ >= spin_limit()) return FAST_MISS;
         nspa_cpu_relax();
         w = atomic_load_explicit(&o->word, memory_order_acquire);
     }
