@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report.h"
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,19 +22,6 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static int dcmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void report(const char *what, double *v, int n)
-{
-    qsort(v, n, sizeof(double), dcmp);
-    double s = 0;
-    for (int i = 0; i < n; i++) s += v[i];
-    printf("%s %.2f %.2f %.2f\n", what, s / n, v[(n - 1) / 2], v[(n - 1) * 99 / 100]);
-}
 
 int main(int argc, char **argv)
 {
@@ -51,7 +39,7 @@ int main(int argc, char **argv)
             v[i] = now_us() - t0;
             if (si.si_status != 7) return 1;
         }
-        report("spawn", v, n);
+        bp_report("spawn", v, n);
     } else if (!strcmp(argv[1], "wake") && argc > 4) {
         char *av[] = { argv[2], argv[4], NULL };
         for (int i = 0; i < n; i++) {
@@ -70,7 +58,7 @@ int main(int argc, char **argv)
             fclose(f);
             v[i] = t - (double)ns / 1000.0;
         }
-        report("wake", v, n);
+        bp_report("wake", v, n);
     } else {
         return 2;
     }

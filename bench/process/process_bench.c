@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report.h"
 
 static double now_us(void)
 {
@@ -17,19 +18,6 @@ static double now_us(void)
     return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
 }
 
-static int dcmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void report(const char *what, double *v, int n)
-{
-    qsort(v, n, sizeof(double), dcmp);
-    double s = 0;
-    for (int i = 0; i < n; i++) s += v[i];
-    printf("%s %.2f %.2f %.2f\n", what, s / n, v[(n - 1) / 2], v[(n - 1) * 99 / 100]);
-}
 
 static int run_child(const char *cmd, HANDLE *proc)
 {
@@ -67,7 +55,7 @@ int main(int argc, char **argv)
             CloseHandle(p);
             if (code != 7) { fprintf(stderr, "child exit %u\n", (unsigned)code); return 1; }
         }
-        report("spawn", v, n);
+        bp_report("spawn", v, n);
     } else if (!strcmp(argv[1], "wake") && argc > 4) {
         snprintf(cmd, sizeof(cmd), "\"%s\" \"%s\"", argv[2], argv[4]);
         for (int i = 0; i < n; i++) {
@@ -83,7 +71,7 @@ int main(int argc, char **argv)
             fclose(f);
             v[i] = t - (double)ns / 1000.0;
         }
-        report("wake", v, n);
+        bp_report("wake", v, n);
     } else {
         return 2;
     }

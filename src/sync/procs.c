@@ -91,9 +91,9 @@ NSPA_HIDDEN uint32_t proc_take(struct ns *ns)
     return h->proc_hwm - 1;
 }
 
-static void proc_claim(struct ns *ns, uint32_t slot)
+/* Slot @p is this process's from now on (its ledger left as it is). */
+static void proc_own(struct ns *ns, struct ns_proc *p)
 {
-    struct ns_proc *p = &ns->procs[slot];
     jset32(ns, &p->pid, (uint32_t)getpid());
     jset64(ns, &p->start_time, nspa_task_start_time(getpid(), 0));
     jset64(ns, &p->family, arena_family());
@@ -101,6 +101,12 @@ static void proc_claim(struct ns *ns, uint32_t slot)
     jset32(ns, &p->nthreads, 0);
     jset32(ns, &p->any_thread, 0);
     jset32(ns, &p->handoff, 0);
+}
+
+static void proc_claim(struct ns *ns, uint32_t slot)
+{
+    struct ns_proc *p = &ns->procs[slot];
+    proc_own(ns, p);
     for (uint32_t c = 0; c < LEDGER_DIR; c++) jset32(ns, &p->ledger[c], 0);
 }
 
@@ -126,12 +132,7 @@ static uint32_t proc_adopt(struct ns *ns)
     if (slot >= ns->hdr->proc_hwm || !ppid || ppid != (unsigned long)getppid()) return UINT32_MAX;
     struct ns_proc *p = &ns->procs[slot];
     if (!p->handoff || (p->pid != ppid && p->pid != (uint32_t)getpid())) return UINT32_MAX;
-    jset32(ns, &p->pid, (uint32_t)getpid());
-    jset64(ns, &p->start_time, nspa_task_start_time(getpid(), 0));
-    jset64(ns, &p->family, arena_family());
-    jset32(ns, &p->nthreads, 0);
-    jset32(ns, &p->any_thread, 0);
-    jset32(ns, &p->handoff, 0);
+    proc_own(ns, p);                               /* with the inherited handles */
     return (uint32_t)slot;
 }
 

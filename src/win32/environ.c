@@ -58,7 +58,7 @@ static int bad_name(const char *name)
     return !name || !*name || strchr(name + 1, '=') != NULL;
 }
 
-NSPA_EXPORT DWORD WINAPI GetEnvironmentVariableA(LPCSTR name, LPSTR buf, DWORD size)
+static DWORD get_env(const char *name, void *buf, DWORD size, int wide)
 {
     if (bad_name(name)) {
         SetLastError(ERROR_ENVVAR_NOT_FOUND);
@@ -69,30 +69,23 @@ NSPA_EXPORT DWORD WINAPI GetEnvironmentVariableA(LPCSTR name, LPSTR buf, DWORD s
     DWORD r = 0;
     if (!e) SetLastError(ERROR_ENVVAR_NOT_FOUND);
     else {
-        r = copy_out_a(e + strlen(name) + 1, buf, size);
+        const char *v = e + strlen(name) + 1;
+        r = wide ? copy_out_w(v, buf, size) : copy_out_a(v, buf, size);
         if (r == 0) SetLastError(ERROR_SUCCESS);   /* set, but empty */
     }
     pthread_mutex_unlock(&env_lock);
     return r;
 }
 
+NSPA_EXPORT DWORD WINAPI GetEnvironmentVariableA(LPCSTR name, LPSTR buf, DWORD size)
+{
+    return get_env(name, buf, size, 0);
+}
+
 NSPA_EXPORT DWORD WINAPI GetEnvironmentVariableW(LPCWSTR name, LPWSTR buf, DWORD size)
 {
     char *n = name ? nspa__w_to_utf8(name) : NULL;
-    if (bad_name(n)) {
-        free(n);
-        SetLastError(ERROR_ENVVAR_NOT_FOUND);
-        return 0;
-    }
-    pthread_mutex_lock(&env_lock);
-    const char *e = env_find(n);
-    DWORD r = 0;
-    if (!e) SetLastError(ERROR_ENVVAR_NOT_FOUND);
-    else {
-        r = copy_out_w(e + strlen(n) + 1, buf, size);
-        if (r == 0) SetLastError(ERROR_SUCCESS);
-    }
-    pthread_mutex_unlock(&env_lock);
+    DWORD r = get_env(n, buf, size, 1);
     free(n);
     return r;
 }

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 #include "nspa/win32/windows.h"
@@ -54,46 +55,38 @@ NSPA_EXPORT void WINAPI GetNativeSystemInfo(LPSYSTEM_INFO si) { GetSystemInfo(si
 #define VER_MINOR 0
 #define VER_BUILD 19045
 
-NSPA_EXPORT BOOL WINAPI GetVersionExA(LPOSVERSIONINFOA v)
+/* Both structures start with the same five DWORDs; the Ex forms end with
+ * wProductType at @ptype_off. */
+static BOOL version_fill(void *v, DWORD base, DWORD ex, size_t ptype_off)
 {
     if (!v) {
         SetLastError(ERROR_NOACCESS);
         return FALSE;
     }
-    if (v->dwOSVersionInfoSize != sizeof(OSVERSIONINFOA) && v->dwOSVersionInfoSize != sizeof(OSVERSIONINFOEXA)) {
+    DWORD size = *(DWORD *)v;
+    if (size != base && size != ex) {
         SetLastError(ERROR_INSUFFICIENT_BUFFER);
         return FALSE;
     }
-    DWORD size = v->dwOSVersionInfoSize;
     memset(v, 0, size);
-    v->dwOSVersionInfoSize = size;
-    v->dwMajorVersion = VER_MAJOR;
-    v->dwMinorVersion = VER_MINOR;
-    v->dwBuildNumber = VER_BUILD;
-    v->dwPlatformId = VER_PLATFORM_WIN32_NT;
-    if (size == sizeof(OSVERSIONINFOEXA)) ((LPOSVERSIONINFOEXA)v)->wProductType = 1;   /* VER_NT_WORKSTATION */
+    DWORD *d = v;
+    d[0] = size;
+    d[1] = VER_MAJOR;
+    d[2] = VER_MINOR;
+    d[3] = VER_BUILD;
+    d[4] = VER_PLATFORM_WIN32_NT;
+    if (size == ex) ((BYTE *)v)[ptype_off] = 1;    /* VER_NT_WORKSTATION */
     return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI GetVersionExA(LPOSVERSIONINFOA v)
+{
+    return version_fill(v, sizeof(OSVERSIONINFOA), sizeof(OSVERSIONINFOEXA), offsetof(OSVERSIONINFOEXA, wProductType));
 }
 
 NSPA_EXPORT BOOL WINAPI GetVersionExW(LPOSVERSIONINFOW v)
 {
-    if (!v) {
-        SetLastError(ERROR_NOACCESS);
-        return FALSE;
-    }
-    if (v->dwOSVersionInfoSize != sizeof(OSVERSIONINFOW) && v->dwOSVersionInfoSize != sizeof(OSVERSIONINFOEXW)) {
-        SetLastError(ERROR_INSUFFICIENT_BUFFER);
-        return FALSE;
-    }
-    DWORD size = v->dwOSVersionInfoSize;
-    memset(v, 0, size);
-    v->dwOSVersionInfoSize = size;
-    v->dwMajorVersion = VER_MAJOR;
-    v->dwMinorVersion = VER_MINOR;
-    v->dwBuildNumber = VER_BUILD;
-    v->dwPlatformId = VER_PLATFORM_WIN32_NT;
-    if (size == sizeof(OSVERSIONINFOEXW)) ((LPOSVERSIONINFOEXW)v)->wProductType = 1;
-    return TRUE;
+    return version_fill(v, sizeof(OSVERSIONINFOW), sizeof(OSVERSIONINFOEXW), offsetof(OSVERSIONINFOEXW, wProductType));
 }
 
 NSPA_EXPORT DWORD WINAPI GetVersion(void)
