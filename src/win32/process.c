@@ -156,22 +156,53 @@ static void watch_unref(struct pwatch *w)
     free(w);
 }
 
-/* the watcher: the process ended; out of the list and of the epoll set */
-static void watch_finish(struct pwatch *w)
+/* Out of the list (watch_lock held): 1 when this call took it out (the caller then
+ * drops the list's reference). */
+static int watch_unlist_locked(struct pwatch *w)
 {
-    watch_end(w);
-    pthread_mutex_lock(&watch_lock);
+    if (!w->listed) return 0;
     for (struct pwatch **pp = &watch_list; *pp; pp = &(*pp)->next)
         if (*pp == w) { *pp = w->next; break; }
+    w->listed = 0;
+    if (w->in_epoll) {
+        epoll_ctl(watch_epfd, EPOLL_CTL_DEL, w->pidfd, NULL);
+        w->in_epoll = 0;
+    }
+    return 1;
+}
+
+/* The process of @w ended (seen by whoever holds a reference): end it, take it out. */
+static int watch_finish(struct pwatch *w)
+{
+    int ended = watch_end(w);
+    pthread_mutex_lock(&watch_lock);
+    int drop = watch_unlist_locked(w);
     pthread_mutex_unlock(&watch_lock);
-    epoll_ctl(watch_epfd, EPOLL_CTL_DEL, w->pidfd, NULL);
+    if (drop) watch_unref(w);
+    return ended;
+}
+
+/* The watcher's event for @pid: the record still listed under that pid, if its own
+ * pidfd says it ended (an event fetched before a waiter took the pidfd over, or a
+ * record of a reused pid, is not acted on). */
+static void watch_event(pid_t pid)
+{
+    pthread_mutex_lock(&watch_lock);
+    struct pwatch *w = watch_find_locked(pid);
+    if (w) atomic_fetch_add(&w->refs, 1);
+    pthread_mutex_unlock(&watch_lock);
+    if (!w) return;
+    struct pollfd p = { .fd = w->pidfd, .events = POLLIN };
+    if (poll(&p, 1, 0) > 0) watch_finish(w);
     watch_unref(w);
 }
 
 /* WaitForSingleObject on a process handle that is not signaled (wait.c's hook): the
- * waiting thread polls the pidfd itself and ends the process's record when it sees the
- * exit, one wake-up fewer than through the watcher. Returns 0, -ETIMEDOUT, or 1 (not
- * a process we watch: the ordinary wait runs). */
+ * waiting thread takes the pidfd out of the watcher's epoll set and polls it itself,
+ * and ends the record when it sees the exit: one thread woken by the exit, not two
+ * (pidfd -> watcher -> waiter). Back in the set when the last such waiter leaves
+ * without the exit. Returns 0, -ETIMEDOUT, or 1 (not a process we watch: the ordinary
+ * wait runs). */
 static int proc_wait(nspa_obj_t h, uint64_t timeout)
 {
     uint32_t pid, ec;
@@ -182,7 +213,13 @@ static int proc_wait(nspa_obj_t h, uint64_t timeout)
     /* found in the list while its object is not signaled: it is this object's record
      * (a record leaves the list only after it has signaled its object) */
     struct pwatch *w = watch_find_locked((pid_t)pid);
-    if (w) atomic_fetch_add(&w->refs, 1);
+    if (w) {
+        atomic_fetch_add(&w->refs, 1);
+        if (w->pollers++ == 0 && w->in_epoll) {
+            epoll_ctl(watch_epfd, EPOLL_CTL_DEL, w->pidfd, NULL);
+            w->in_epoll = 0;
+        }
+    }
     pthread_mutex_unlock(&watch_lock);
     if (!w) return 1;
     int r;
@@ -202,14 +239,20 @@ static int proc_wait(nspa_obj_t h, uint64_t timeout)
             ts = nspa_ts_from_ns(timeout - now);
             tsp = &ts;
         }
-        int n = ppoll(&p, 1, tsp, NULL);
-        if (n > 0) {
-            /* ended by us: signaled; by the watcher: signaled now or soon, and the
+        if (ppoll(&p, 1, tsp, NULL) > 0) {
+            /* ended by us: signaled; by another: signaled now or soon, and the
              * ordinary wait takes it */
-            r = watch_end(w) ? 0 : 1;
+            r = watch_finish(w) ? 0 : 1;
             break;
         }
     }
+    pthread_mutex_lock(&watch_lock);
+    if (--w->pollers == 0 && w->listed && !w->in_epoll) {
+        /* the watcher watches it again (an exit meanwhile fires at once) */
+        struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)(uint32_t)w->pid };
+        if (epoll_ctl(watch_epfd, EPOLL_CTL_ADD, w->pidfd, &ev) == 0) w->in_epoll = 1;
+    }
+    pthread_mutex_unlock(&watch_lock);
     watch_unref(w);
     return r;
 }
@@ -225,7 +268,7 @@ static void *watch_main(void *arg)
     struct epoll_event ev[16];
     for (;;) {
         int n = epoll_wait(watch_epfd, ev, 16, -1);
-        for (int i = 0; i < n; i++) watch_finish(ev[i].data.ptr);
+        for (int i = 0; i < n; i++) watch_event((pid_t)ev[i].data.u64);
     }
     return NULL;
 }
@@ -319,10 +362,15 @@ NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_th
     if (!r) {
         w->next = watch_list;
         watch_list = w;
-        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
+        w->listed = 1;
+        /* the event names the pid: the watcher finds the record under the lock */
+        struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)(uint32_t)pid };
         if (epoll_ctl(watch_epfd, EPOLL_CTL_ADD, pidfd, &ev) < 0) {
             r = -errno;
             watch_list = w->next;
+            w->listed = 0;
+        } else {
+            w->in_epoll = 1;
         }
     }
     pthread_mutex_unlock(&watch_lock);

@@ -22,6 +22,8 @@ struct pwatch {
     uint64_t create_time, exit_time, kernel, user;     /* FILETIME units */
     _Atomic int refs;                /* the list's, and each waiter's on the pidfd */
     _Atomic int ended;               /* watch_end has run (or runs) */
+    int listed, in_epoll, pollers;   /* in the list / the epoll set; waiters on the pidfd
+                                      * (watch_lock) */
 };
 
 NSPA_HIDDEN int nspa__watch_process(pid_t pid, int pidfd, int child, int with_thread, uint32_t handoff,
