@@ -79,8 +79,9 @@ static DWORD try_name(const char *dir, const char *name, char *out, size_t cap)
     if (bl > 4 && strcasecmp(base + bl - 4, ".exe") == 0) {
         memcpy(alt, base, bl - 4);                                /* "child.exe" -> "child" */
         alt[bl - 4] = 0;
-    } else if (!dot && bl + 4 < sizeof(alt)) {
-        snprintf(alt, sizeof(alt), "%s.exe", base);               /* "child" -> "child.exe" */
+    } else if (!dot && bl + 5 <= sizeof(alt)) {
+        memcpy(alt, base, bl);                                    /* "child" -> "child.exe" */
+        memcpy(alt + bl, ".exe", 5);
     }
     DWORD e1 = check_file(base);
     if (!e1) return snprintf(out, cap, "%s", base) >= (int)cap ? ERROR_FILENAME_EXCED_RANGE : 0;
