@@ -136,7 +136,7 @@ NSPA_HIDDEN void reaper_poke_owner(struct thr *owner)
 {
     struct ns *ns = nspa_ns;
     if (!ns || !in_region(owner)) return;
-    uint32_t p = owner->proc;
+    uint32_t p = __atomic_load_n(&owner->proc, __ATOMIC_RELAXED);   /* the record may be reused */
     if (p == ns->proc || p >= MAX_PROCS || !ns->procs[p].pid) return;
     atomic_fetch_add(&ns->procs[p].reaper_poke, 1);
     nspa_futex_wake_n(&ns->procs[p].reaper_poke, 1, 1);

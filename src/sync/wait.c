@@ -41,7 +41,6 @@ NSPA_HIDDEN uint32_t current_key(void)
  * nobody spins on one CPU, where the owner cannot run meanwhile. Events and semaphores
  * never spin, and nobody spins past queued waiters (a claimed word sends everyone to
  * the queue, in priority order). */
-static int cpus_online;
 static int spin_rounds = -1;
 
 static int spin_limit(void)
@@ -49,8 +48,7 @@ static int spin_limit(void)
     int n = __atomic_load_n(&spin_rounds, __ATOMIC_RELAXED);
     if (__builtin_expect(n < 0, 0)) {
         n = nspa_env_int("NSPA_SPIN", 200, 0, 100000);
-        cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
-        if (cpus_online < 2) n = 0;
+        if (sysconf(_SC_NPROCESSORS_ONLN) < 2) n = 0;   /* every first caller computes the same */
         __atomic_store_n(&spin_rounds, n, __ATOMIC_RELAXED);
     }
     return n;
@@ -218,7 +216,7 @@ static uint32_t watch_owners(struct sobj *const *objs, uint32_t n, struct nspa_f
         uint32_t owner = mtx_owner(atomic_load_explicit(&o->word, memory_order_acquire));
         if (!owner) continue;
         struct thr *ot = thr_by_tid(owner);
-        if (!ot || !in_region(ot) || ot->proc == ns->proc) continue;
+        if (!ot || !in_region(ot) || __atomic_load_n(&ot->proc, __ATOMIC_RELAXED) == ns->proc) continue;
         _Atomic uint32_t *lw = nspa_robust_word(&ot->alive);
         /* FUTEX_WAITERS makes the kernel wake a waiter when it marks the holder dead */
         uint32_t v = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
