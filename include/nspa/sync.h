@@ -43,6 +43,7 @@ enum nspa_obj_type {
     NSPA_TYPE_FILE = 5,    /* a file or socket (src/io, docs/io.md) */
     NSPA_TYPE_IOCP = 6,    /* an I/O completion port (src/io, docs/io.md) */
     NSPA_TYPE_SECTION = 12, /* a file mapping (src/vm, docs/vm.md); not waitable */
+    NSPA_TYPE_PROCESS = 7, /* a manual event set when a process ends (Win32 layer) */
 };
 
 /* = struct ntsync_sem_args */

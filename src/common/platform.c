@@ -1,5 +1,6 @@
 /* The platform layer's out-of-line part (platform.h): environment options, the start
  * time of a task. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,21 +33,36 @@ NSPA_HIDDEN int nspa_env_is(const char *name, const char *value)
     return e && !strcasecmp(e, value);
 }
 
-NSPA_HIDDEN uint64_t nspa_task_start_time(int pid, int tid)
+NSPA_HIDDEN int nspa_task_times(int pid, int tid, uint64_t *utime, uint64_t *stime, uint64_t *start)
 {
     char path[64], buf[1024];
     if (tid) snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
     else snprintf(path, sizeof(path), "/proc/%d/stat", pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
+    if (fd < 0) return -ESRCH;
     ssize_t n = read(fd, buf, sizeof(buf) - 1);
     close(fd);
-    if (n <= 0) return 0;
+    if (n <= 0) return -ESRCH;
     buf[n] = 0;
     char *p = strrchr(buf, ')');          /* the name may hold spaces and ')' */
-    if (!p) return 0;
-    int field = 2;                        /* fields after ')' start at 3; starttime is 22 */
-    for (; *p && field < 22; p++)
-        if (*p == ' ') field++;
-    return strtoull(p, NULL, 10);
+    if (!p) return -ESRCH;
+    int field = 2;                        /* fields after ')' start at 3 */
+    uint64_t v[3] = { 0, 0, 0 };          /* utime (14), stime (15), starttime (22) */
+    for (; *p && field <= 22; p++) {
+        if (*p != ' ') continue;
+        field++;
+        if (field == 14) v[0] = strtoull(p + 1, NULL, 10);
+        else if (field == 15) v[1] = strtoull(p + 1, NULL, 10);
+        else if (field == 22) v[2] = strtoull(p + 1, NULL, 10);
+    }
+    if (utime) *utime = v[0];
+    if (stime) *stime = v[1];
+    if (start) *start = v[2];
+    return 0;
+}
+
+NSPA_HIDDEN uint64_t nspa_task_start_time(int pid, int tid)
+{
+    uint64_t st = 0;
+    return nspa_task_times(pid, tid, NULL, NULL, &st) ? 0 : st;
 }

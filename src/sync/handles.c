@@ -25,6 +25,7 @@
 /* H_CHUNK, H_DIR, struct hent and the lookup are in internal.h (inlined) */
 struct hent *h_dir[H_DIR];
 static uint32_t h_hwm, h_free_head, h_count;
+static uint32_t h_top;                /* 1 + the highest index installed from the ledger */
 static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const struct sync_kind *kinds[16];
@@ -39,9 +40,11 @@ NSPA_HIDDEN const struct sync_kind *sync_kind_of(int type)
     return (unsigned)type < 16 ? kinds[type] : NULL;
 }
 
-static uint32_t *ledger_slot(struct ns *ns, uint32_t i, int make)
+/* The ledger entry of handle index @i of process slot @slot (registry lock held to
+ * write; @make: a chunk is taken for it if needed). NULL: none. */
+NSPA_HIDDEN uint32_t *ledger_slot_of(struct ns *ns, uint32_t slot, uint32_t i, int make)
 {
-    struct ns_proc *p = &ns->procs[ns->proc];
+    struct ns_proc *p = &ns->procs[slot];
     uint32_t c = i / LEDGER_CHUNK;
     if (c >= LEDGER_DIR) return NULL;
     if (!p->ledger[c]) {
@@ -63,6 +66,8 @@ static uint32_t *ledger_slot(struct ns *ns, uint32_t i, int make)
     return ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK;
 }
 
+static uint32_t *ledger_slot(struct ns *ns, uint32_t i, int make) { return ledger_slot_of(ns, ns->proc, i, make); }
+
 /* Record @o at index @i of the table (and of the ledger for a named object: the
  * registry lock is held then). h_lock held. */
 static int h_set(uint32_t i, struct sobj *o)
@@ -80,6 +85,16 @@ static int h_set(uint32_t i, struct sobj *o)
     return 0;
 }
 
+/* Map the chunk of index @i. h_lock held. */
+static int h_chunk(uint32_t i)
+{
+    if (h_dir[i / H_CHUNK]) return 0;
+    void *c = mmap(NULL, sizeof(struct hent) * H_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (c == MAP_FAILED) return -ENOMEM;
+    __atomic_store_n(&h_dir[i / H_CHUNK], (struct hent *)c, __ATOMIC_RELEASE);
+    return 0;
+}
+
 /* A handle for @o, whose reference the caller already took. -EMFILE: table full. */
 NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
 {
@@ -90,12 +105,13 @@ NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
         i = h_free_head - 1;
         h_free_head = hent_of(i)->next_free;
     } else if (h_hwm < H_DIR * H_CHUNK) {
-        i = h_hwm;
-        if (!h_dir[i / H_CHUNK]) {
-            void *c = mmap(NULL, sizeof(struct hent) * H_CHUNK, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (c == MAP_FAILED) r = -ENOMEM;
-            else __atomic_store_n(&h_dir[i / H_CHUNK], (struct hent *)c, __ATOMIC_RELEASE);
+        /* an index above the mark may be taken already: a handle another process
+         * inserted (h_install) */
+        for (;;) {
+            i = h_hwm;
+            r = h_chunk(i);
+            if (r || !atomic_load_explicit(&hent_of(i)->obj, memory_order_relaxed)) break;
+            if (++h_hwm >= H_DIR * H_CHUNK) { r = -EMFILE; break; }
         }
         if (!r) h_hwm++;
     } else {
@@ -116,9 +132,10 @@ NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
 }
 
 /* Take handle @h out of the table; *@o gets its object (the caller drops the ref).
- * -EBADF: not open; -EPERM: protected from close. Registry lock held for a named
- * object's handle (the caller looked it up first). */
-NSPA_HIDDEN int h_free(nspa_obj_t h, struct sobj **o)
+ * -EBADF: not open; -EPERM: protected from close; -EAGAIN: it names a region object
+ * and the caller does not hold the registry lock (the object grew into the region since
+ * the caller looked it up: look again). */
+static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
 {
     if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
     uint32_t i = (h >> 2) - 1;
@@ -128,6 +145,7 @@ NSPA_HIDDEN int h_free(nspa_obj_t h, struct sobj **o)
     int r = 0;
     if (!x) r = -EBADF;
     else if (e->flags & NSPA_HANDLE_PROTECT) r = -EPERM;
+    else if (x->in_region && !reg_held) r = -EAGAIN;
     else {
         if (x->in_region && nspa_ns) {
             uint32_t *l = ledger_slot(nspa_ns, i, 0);
@@ -159,6 +177,122 @@ NSPA_HIDDEN int h_flags(nspa_obj_t h, uint32_t mask, uint32_t set, uint32_t *old
     return r;
 }
 
+/* Handle index @i names a region object in our ledger that is not in the table: one
+ * inherited or inserted by another process (inherit.c). Put it in the table, with the
+ * reference the ledger entry already holds. Registry lock held. Returns the object or
+ * NULL. */
+static struct sobj *h_install_locked(struct ns *ns, uint32_t i, uint32_t flags)
+{
+    uint32_t *l = ledger_slot(ns, i, 0);
+    uint32_t v = l ? *l : 0;
+    if (!v || v > MAX_OBJECTS) return NULL;
+    struct sobj *o = &ns->objs[v - 1];
+    if (h_chunk(i)) return NULL;
+    struct hent *e = hent_of(i);
+    struct sobj *cur = atomic_load_explicit(&e->obj, memory_order_relaxed);
+    if (cur) return cur == o ? o : NULL;         /* our own handle holds the index */
+    if (i < h_hwm) {                             /* take it off the free list */
+        for (uint32_t *pp = &h_free_head; *pp; pp = &hent_of(*pp - 1)->next_free)
+            if (*pp == i + 1) { *pp = e->next_free; break; }
+    }
+    e->flags = flags;
+    e->next_free = 0;
+    atomic_store_explicit(&e->obj, o, memory_order_release);
+    h_count++;
+    if (i + 1 > h_top) h_top = i + 1;
+    return o;
+}
+
+/* h_lookup's miss: a handle value another process gave us (DuplicateHandle into this
+ * process), installed on first use. */
+NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
+{
+    struct ns *ns = nspa_ns;
+    if (!ns || ns->proc == UINT32_MAX || i >= LEDGER_DIR * LEDGER_CHUNK) return NULL;
+    /* a look without the registry lock first (most misses are bad handles): the ledger
+     * words are written atomically under the lock */
+    uint32_t c = __atomic_load_n(&ns->procs[ns->proc].ledger[i / LEDGER_CHUNK], __ATOMIC_ACQUIRE);
+    if (!c || c > LEDGER_CHUNKS) return NULL;
+    if (!__atomic_load_n(&ns->chunks[(size_t)(c - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK], __ATOMIC_ACQUIRE)) return NULL;
+    reg_lock(ns);
+    pthread_mutex_lock(&h_lock);
+    struct sobj *o = h_install_locked(ns, i, 0);
+    pthread_mutex_unlock(&h_lock);
+    reg_unlock(ns);
+    return o && o->type ? o : NULL;
+}
+
+/* A child's attach with inherited handles (procs.c; registry lock held): every entry
+ * of its (adopted) ledger goes into the table at the same index, inheritable again.
+ * An index the table already uses (a handle made before the attach) loses the
+ * inherited one. */
+NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
+{
+    struct ns_proc *p = &ns->procs[ns->proc];
+    pthread_mutex_lock(&h_lock);
+    for (uint32_t c = 0; c < LEDGER_DIR; c++) {
+        if (!p->ledger[c]) continue;
+        uint32_t *chunk = ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK;
+        for (uint32_t k = 0; k < LEDGER_CHUNK; k++) {
+            if (!chunk[k]) continue;
+            uint32_t i = c * LEDGER_CHUNK + k;
+            if (!h_install_locked(ns, i, NSPA_HANDLE_INHERIT)) {
+                struct sobj *o = &ns->objs[chunk[k] - 1];
+                jset32(ns, &chunk[k], 0);
+                obj_unref(o);
+                continue;
+            }
+            if (i >= h_hwm && i < REMOTE_BASE) {
+                /* the indices below become free ones */
+                for (uint32_t j = h_hwm; j < i; j++) {
+                    if (h_chunk(j)) break;
+                    struct hent *e = hent_of(j);
+                    if (atomic_load_explicit(&e->obj, memory_order_relaxed)) continue;
+                    e->next_free = h_free_head;
+                    h_free_head = j + 1;
+                }
+                h_hwm = i + 1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&h_lock);
+}
+
+/* The object at handle index @i of the table, or NULL (for the inheritance list). */
+NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags)
+{
+    struct hent *e = i < H_DIR * H_CHUNK ? hent_of(i) : NULL;
+    struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_acquire) : NULL;
+    if (o && flags) *flags = e->flags;
+    return o;
+}
+
+/* Every handle of this process to @from now names @to (an object grown into the region,
+ * inherit.c): ledger entries written, @to's references taken, @from's given back.
+ * Registry lock and @from's lock held. Returns how many. */
+NSPA_HIDDEN uint32_t h_switch(struct sobj *from, struct sobj *to)
+{
+    struct ns *ns = nspa_ns;
+    uint32_t n = 0;
+    pthread_mutex_lock(&h_lock);
+    uint32_t top = h_hwm > h_top ? h_hwm : h_top;
+    for (uint32_t i = 0; i < top; i++) {
+        struct hent *e = hent_of(i);
+        if (!e || atomic_load_explicit(&e->obj, memory_order_relaxed) != from) continue;
+        uint32_t *l = ledger_slot(ns, i, 1);
+        if (!l) continue;                      /* no ledger room: it keeps the forwarder */
+        jset32(ns, l, (uint32_t)(to - ns->objs) + 1);
+        jset32(ns, (uint32_t *)&to->refs, to->refs + 1);
+        atomic_store_explicit(&e->obj, to, memory_order_release);
+        atomic_fetch_sub(&from->refs, 1);
+        n++;
+    }
+    pthread_mutex_unlock(&h_lock);
+    return n;
+}
+
+NSPA_HIDDEN uint32_t h_high_water(void) { return __atomic_load_n(&h_hwm, __ATOMIC_ACQUIRE); }
+
 NSPA_HIDDEN void h_after_fork_child(void)
 {
     pthread_mutex_init(&h_lock, NULL);
@@ -172,9 +306,10 @@ NSPA_HIDDEN int h_fork_refs(void)
     struct ns *ns = nspa_ns;
     pthread_mutex_lock(&h_lock);
     if (ns) reg_lock(ns);
-    for (uint32_t i = 0; i < h_hwm; i++) {
+    uint32_t top = h_hwm > h_top ? h_hwm : h_top;
+    for (uint32_t i = 0; i < top; i++) {
         struct hent *e = hent_of(i);
-        struct sobj *o = atomic_load_explicit(&e->obj, memory_order_relaxed);
+        struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
         if (!o) continue;
         if (!o->in_region) {
             atomic_fetch_add(&o->refs, 1);
@@ -200,7 +335,8 @@ NSPA_HIDDEN int h_fork_refs(void)
 /* Process exit: close every handle. */
 NSPA_HIDDEN void h_close_all(void)
 {
-    for (uint32_t i = 0; i < h_hwm; i++) {
+    uint32_t top = h_hwm > h_top ? h_hwm : h_top;
+    for (uint32_t i = 0; i < top; i++) {
         struct hent *e = hent_of(i);
         if (e && atomic_load_explicit(&e->obj, memory_order_relaxed)) {
             e->flags = 0;
@@ -213,36 +349,43 @@ NSPA_HIDDEN void h_close_all(void)
 
 NSPA_EXPORT int nspa_close(nspa_obj_t h)
 {
-    struct sobj *o = h_lookup(h);
-    if (!o) return -EBADF;
-    struct ns *ns = o->in_region ? nspa_ns : NULL;
-    if (ns) reg_lock(ns);
-    int r = h_free(h, &o);
-    if (!r) obj_unref(o);
-    if (ns) reg_unlock(ns);
-    return r;
+    for (;;) {
+        struct sobj *o = h_lookup(h);
+        if (!o) return -EBADF;
+        struct ns *ns = o->in_region ? nspa_ns : NULL;
+        if (ns) reg_lock(ns);
+        int r = h_free(h, &o, ns != NULL);
+        if (!r) obj_unref(o);
+        if (ns) reg_unlock(ns);
+        if (r != -EAGAIN) return r;
+    }
 }
 
 NSPA_EXPORT int nspa_dup(nspa_obj_t h, nspa_obj_t *out)
 {
     if (!out) return -EFAULT;
-    struct sobj *o = h_lookup(h);
-    if (!o) return -EBADF;
-    struct ns *ns = o->in_region ? nspa_ns : NULL;
-    if (ns) reg_lock(ns);
-    int r = -EBADF;
-    if (h_lookup(h) == o) {            /* still open: take a reference, then a handle */
-        obj_ref(o);
-        r = h_alloc(o, out);
-        if (r) obj_unref(o);
+    for (;;) {
+        struct sobj *o = h_lookup(h);
+        if (!o) return -EBADF;
+        struct ns *ns = o->in_region ? nspa_ns : NULL;
+        if (ns) reg_lock(ns);
+        struct sobj *now = h_lookup(h);
+        int r = -EBADF;
+        if (now == o) {                /* still open: take a reference, then a handle */
+            obj_ref(o);
+            r = h_alloc(o, out);
+            if (r) obj_unref(o);
+        }
+        if (ns) reg_unlock(ns);
+        if (!now || now == o) return r;
+        /* it grew into the region meanwhile: again, with the registry lock */
     }
-    if (ns) reg_unlock(ns);
-    return r;
 }
 
 NSPA_EXPORT int nspa_obj_type(nspa_obj_t h)
 {
     struct sobj *o = h_lookup(h);
+    if (o && __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) == OBJ_FORWARD) o = obj_forward_target(o);
     return o ? o->type : -EBADF;
 }
 

@@ -67,6 +67,9 @@ NSPA_HIDDEN int proc_attach(struct ns *ns);
 NSPA_HIDDEN void ns_sweep_dead(struct ns *ns);
 NSPA_HIDDEN void procs_fork_fixup(void);     /* a fork child's first call */
 NSPA_HIDDEN int procs_fork_pending(void);
+NSPA_HIDDEN uint32_t proc_take(struct ns *ns);
+NSPA_HIDDEN void proc_release(struct ns *ns, uint32_t slot);
+NSPA_HIDDEN uint32_t proc_slot_of_pid(struct ns *ns, uint32_t pid);
 
 /* ---- thread records (threads.c) ---------------------------------------------------- */
 NSPA_HIDDEN void sync_mutex_init(pthread_mutex_t *m, int pi);
@@ -97,6 +100,17 @@ static inline struct hent *hent_of(uint32_t i)
     return c ? &c[i % H_CHUNK] : NULL;
 }
 
+NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i);
+
+/* A forwarder: an unnamed object of the process arena grown into the region (inherit.c,
+ * docs/process.md). Its word stays claimed (every fast path misses), its type is
+ * OBJ_FORWARD and o->name holds the region object's index + 1. Whoever meets one follows
+ * it. */
+#define OBJ_FORWARD 15
+static inline struct sobj *obj_forward_target(const struct sobj *o)
+{
+    return &nspa_ns->objs[__atomic_load_n(&o->name, __ATOMIC_ACQUIRE) - 1];
+}
 /* The object behind a handle, or NULL: two loads on the hot paths. */
 static inline struct sobj *h_lookup(nspa_obj_t h)
 {
@@ -106,15 +120,23 @@ static inline struct sobj *h_lookup(nspa_obj_t h)
     uint32_t i = (h >> 2) - 1;
     if (__builtin_expect(i >= H_DIR * H_CHUNK, 0)) return NULL;
     struct hent *e = hent_of(i);
-    if (__builtin_expect(!e, 0)) return NULL;
+    if (__builtin_expect(!e, 0)) return h_lookup_remote(i);
     struct sobj *o = atomic_load_explicit(&e->obj, memory_order_acquire);
-    if (__builtin_expect(!o || !__atomic_load_n(&o->type, __ATOMIC_ACQUIRE), 0)) return NULL;
+    if (__builtin_expect(!o, 0)) return h_lookup_remote(i);
+    uint8_t type = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
+    /* 0: freed; OBJ_FORWARD: an arena object grown into the region (inherit.c) */
+    if (__builtin_expect((uint8_t)(type - 1) >= OBJ_FORWARD - 1, 0)) return type ? obj_forward_target(o) : NULL;
     return o;
 }
 NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out); /* the caller took the ref */
-NSPA_HIDDEN int h_free(nspa_obj_t h, struct sobj **o);
 NSPA_HIDDEN int h_flags(nspa_obj_t h, uint32_t mask, uint32_t set, uint32_t *old);
 NSPA_HIDDEN void h_after_fork_child(void);
+NSPA_HIDDEN uint32_t *ledger_slot_of(struct ns *ns, uint32_t slot, uint32_t i, int make);
+NSPA_HIDDEN void h_adopt_ledger(struct ns *ns);
+NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags);
+NSPA_HIDDEN uint32_t h_high_water(void);
+NSPA_HIDDEN uint32_t h_switch(struct sobj *from, struct sobj *to);
+NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out);
 NSPA_HIDDEN int h_fork_refs(void);
 NSPA_HIDDEN void h_close_all(void);
 
@@ -123,8 +145,11 @@ NSPA_HIDDEN void obj_ref(struct sobj *o);
 NSPA_HIDDEN int obj_unref(struct sobj *o);
 NSPA_HIDDEN void obj_free_if_unused(struct sobj *o);    /* object lock held */
 NSPA_HIDDEN void obj_reap_zombie(struct sobj *o, int reg_held);
-NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name,
+/* @shared: an unnamed object made in the region (its handles may cross processes) */
+NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name, int shared,
                            nspa_obj_t *out);
+NSPA_HIDDEN struct sobj *obj_region_new(struct ns *ns, int type, uint64_t word, uint32_t max, uint32_t ext);
+NSPA_HIDDEN void obj_region_drop(struct sobj *o);
 NSPA_HIDDEN uint32_t name_find(struct ns *ns, const char *name, size_t len, uint32_t hash);
 NSPA_HIDDEN int name_insert(struct ns *ns, const char *name, size_t len, uint32_t hash, uint32_t obj,
                             uint32_t *slot);
@@ -141,6 +166,19 @@ NSPA_HIDDEN void q_insert(struct sobj *o, struct went *e, uint32_t key);
 NSPA_HIDDEN void q_remove(struct sobj *o, struct went *e);
 NSPA_HIDDEN void q_requeue(struct sobj *o, struct went *e, uint32_t key);
 NSPA_HIDDEN uint32_t q_top_key(const struct sobj *o);
+
+/* obj_lock, following forwarders: returns the live object, locked */
+static inline struct sobj *obj_lock_live(struct sobj *o)
+{
+    obj_lock(o);
+    while (__builtin_expect(__atomic_load_n(&o->type, __ATOMIC_ACQUIRE) == OBJ_FORWARD, 0)) {
+        struct sobj *t = obj_forward_target(o);
+        obj_unlock(o);
+        o = t;
+        obj_lock(o);
+    }
+    return o;
+}
 
 static inline struct went *E(uint64_t ref) { return (struct went *)R(ref); }
 

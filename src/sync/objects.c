@@ -178,6 +178,17 @@ NSPA_HIDDEN int obj_unref(struct sobj *o)
         left = atomic_fetch_sub(&o->refs, 1) - 1;
     }
     if (left) return 0;
+    if (__atomic_load_n(&o->type, __ATOMIC_ACQUIRE) == OBJ_FORWARD) {
+        /* the last handle of the fork family to a grown object: the forwarder's
+         * reference to the region object goes (registry lock held: the handle looked
+         * up the region object), then the record */
+        obj_unref(obj_forward_target(o));
+        obj_lock(o);
+        __atomic_store_n(&o->type, 0, __ATOMIC_RELEASE);
+        obj_unlock(o);
+        obj_release_record(o);
+        return 1;
+    }
     const struct sync_kind *k = sync_kind_of(o->type);
     if (k && k->closed) k->closed(o);
     obj_lock(o);
@@ -242,9 +253,12 @@ static int create_unnamed(int type, uint64_t word, uint32_t max, uint32_t ext, n
     return r;
 }
 
-/* A new named object (registry lock held). */
-static int create_named_new(struct ns *ns, int type, uint64_t word, uint32_t max, uint32_t ext,
-                            const char *name, size_t len, uint32_t hash, nspa_obj_t *out)
+/* A new object in the region (registry lock held): named, or with @name NULL an
+ * anonymous shared one (an unnamed object whose handles may cross processes:
+ * inheritance, DuplicateHandle to another process). */
+/* A new region object with one reference, not reachable yet (registry lock held).
+ * NULL: the table is full. */
+NSPA_HIDDEN struct sobj *obj_region_new(struct ns *ns, int type, uint64_t word, uint32_t max, uint32_t ext)
 {
     struct ns_header *h = ns->hdr;
     uint32_t idx;
@@ -256,10 +270,10 @@ static int create_named_new(struct ns *ns, int type, uint64_t word, uint32_t max
         sync_mutex_init(&ns->objs[idx].lock, 1);       /* once per record, ever */
         jset32(ns, &h->obj_hwm, idx + 1);
     } else {
-        return -ENOSPC;
+        return NULL;
     }
     struct sobj *o = &ns->objs[idx];
-    /* not reachable until its name and handle exist: plain stores, journaled type */
+    /* not reachable until its name or a handle exists: plain stores, journaled type */
     atomic_store(&o->word, word);
     o->q_head = o->q_tail = 0;
     o->nall = 0;
@@ -268,30 +282,49 @@ static int create_named_new(struct ns *ns, int type, uint64_t word, uint32_t max
     jset32(ns, &o->max, max);
     jset32(ns, &o->ext, ext);
     jset32(ns, (uint32_t *)&o->refs, 1);
+    jset32(ns, &o->name, 0);
     jset32(ns, &h->nobjs, h->nobjs + 1);
     jset32(ns, type_word(o), (uint32_t)type | (1u << 8));
+    return o;
+}
+
+/* Free region object @o that nobody refers to (registry lock held). */
+NSPA_HIDDEN void obj_region_drop(struct sobj *o)
+{
+    jset32(nspa_ns, (uint32_t *)&o->refs, 0);
+    obj_lock(o);
+    obj_free_locked(o);
+    obj_unlock(o);
+}
+
+static int create_named_new(struct ns *ns, int type, uint64_t word, uint32_t max, uint32_t ext,
+                            const char *name, size_t len, uint32_t hash, nspa_obj_t *out)
+{
+    struct sobj *o = obj_region_new(ns, type, word, max, ext);
+    if (!o) return -ENOSPC;
     uint32_t slot;
-    int r = name_insert(ns, name, len, hash, idx, &slot);
+    int r = name ? name_insert(ns, name, len, hash, (uint32_t)(o - ns->objs), &slot) : 0;
     if (!r) {
-        jset32(ns, &o->name, slot + 1);
+        if (name) jset32(ns, &o->name, slot + 1);
         r = h_alloc(o, out);
     }
-    if (r) {
-        jset32(ns, (uint32_t *)&o->refs, 0);
-        obj_lock(o);
-        obj_free_locked(o);
-        obj_unlock(o);
-    }
+    if (r) obj_region_drop(o);
     return r;
 }
 
-NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name,
+NSPA_HIDDEN int obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, const char *name, int shared,
                            nspa_obj_t *out)
 {
     struct nspa_tls *me = self();
     if (!me) return -ENOMEM;
     int r;
-    if (!name) {
+    if (!name && shared) {
+        struct ns *ns = ns_get();
+        if (!ns || ns->proc == UINT32_MAX) return ns ? -EMFILE : ns_error();
+        reg_lock(ns);
+        r = create_named_new(ns, type, word, max, ext, NULL, 0, 0, out);
+        reg_unlock(ns);
+    } else if (!name) {
         r = create_unnamed(type, word, max, ext, out);
     } else {
         size_t len;

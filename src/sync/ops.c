@@ -1,5 +1,6 @@
 /*
- * The operations on semaphores, mutexes, events and thread objects (ntsync's ioctls).
+ * The operations on semaphores, mutexes, events, thread and process objects (ntsync's
+ * ioctls).
  *
  * Each first tries one compare-and-swap on the unclaimed word (no waiters: nobody to
  * wake, no system call); otherwise it takes the object's lock, changes the word and
@@ -12,24 +13,29 @@ static inline struct sobj *typed(nspa_obj_t h, int type, int *err)
 {
     struct sobj *o = h_lookup(h);
     if (__builtin_expect(!o, 0)) { *err = -EBADF; return NULL; }
-    if (__builtin_expect(o->type != type, 0)) { *err = -EINVAL; return NULL; }
+    uint8_t t = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(t == OBJ_FORWARD, 0)) {        /* grown into the region just now */
+        o = obj_forward_target(o);
+        t = o->type;
+    }
+    if (__builtin_expect(t != type, 0)) { *err = -EINVAL; return NULL; }
     return o;
 }
 
 /* ---- creation ------------------------------------------------------------------------ */
 
-NSPA_EXPORT int nspa_create_sem(const struct nspa_sem_args *args, const char *name, nspa_obj_t *out)
+static int create_sem(const struct nspa_sem_args *args, const char *name, int shared, nspa_obj_t *out)
 {
     if (!args || !out) return -EFAULT;
     if (args->count > args->max) return -EINVAL;
-    return obj_create(NSPA_TYPE_SEM, args->count, args->max, 0, name, out);
+    return obj_create(NSPA_TYPE_SEM, args->count, args->max, 0, name, shared, out);
 }
 
-NSPA_EXPORT int nspa_create_mutex(const struct nspa_mutex_args *args, const char *name, nspa_obj_t *out)
+static int create_mutex(const struct nspa_mutex_args *args, const char *name, int shared, nspa_obj_t *out)
 {
     if (!args || !out) return -EFAULT;
     if (!args->owner != !args->count) return -EINVAL;
-    if (name) reaper_ensure();             /* waiters may come from other processes */
+    if (name || shared) reaper_ensure();   /* waiters may come from other processes */
     uint64_t c = args->count;
     uint32_t ext = 0;
     if (args->count >= MTX_CNT_BIG) {
@@ -38,15 +44,40 @@ NSPA_EXPORT int nspa_create_mutex(const struct nspa_mutex_args *args, const char
     }
     uint64_t w = (c << MTX_CNT_SHIFT) | args->owner;
     if (c == MTX_CNT_BIG) w |= OBJ_CLAIMED;     /* BIG counts live under the lock */
-    return obj_create(NSPA_TYPE_MUTEX, w, 0, ext, name, out);
+    return obj_create(NSPA_TYPE_MUTEX, w, 0, ext, name, shared, out);
 }
 
-NSPA_EXPORT int nspa_create_event(const struct nspa_event_args *args, const char *name, nspa_obj_t *out)
+static int create_event(const struct nspa_event_args *args, const char *name, int shared, nspa_obj_t *out)
 {
     if (!args || !out) return -EFAULT;
     /* any non-zero value is true, as ntsync stores them (in bools) */
     return obj_create(NSPA_TYPE_EVENT, (args->manual ? EVT_MANUAL : 0) | (args->signaled ? EVT_SIGNALED : 0),
-                      0, 0, name, out);
+                      0, 0, name, shared, out);
+}
+
+NSPA_EXPORT int nspa_create_sem(const struct nspa_sem_args *args, const char *name, nspa_obj_t *out)
+{
+    return create_sem(args, name, 0, out);
+}
+
+NSPA_EXPORT int nspa_create_mutex(const struct nspa_mutex_args *args, const char *name, nspa_obj_t *out)
+{
+    return create_mutex(args, name, 0, out);
+}
+
+NSPA_EXPORT int nspa_create_event(const struct nspa_event_args *args, const char *name, nspa_obj_t *out)
+{
+    return create_event(args, name, 0, out);
+}
+
+NSPA_HIDDEN int nspa__create_obj(int type, const void *args, const char *name, int shared, nspa_obj_t *out)
+{
+    switch (type) {
+    case NSPA_TYPE_SEM: return create_sem(args, name, shared, out);
+    case NSPA_TYPE_MUTEX: return create_mutex(args, name, shared, out);
+    case NSPA_TYPE_EVENT: return create_event(args, name, shared, out);
+    default: return -EINVAL;
+    }
 }
 
 /* ---- semaphores --------------------------------------------------------------------- */
@@ -67,7 +98,7 @@ NSPA_EXPORT int nspa_sem_release(nspa_obj_t h, uint32_t *count)
             return 0;
         }
     }
-    obj_lock(o);
+    o = obj_lock_live(o);
     w = obj_claim(o);
     uint32_t c = (uint32_t)w;
     if ((uint64_t)c + n > o->max) {
@@ -104,7 +135,7 @@ NSPA_EXPORT int nspa_mutex_unlock(nspa_obj_t h, struct nspa_mutex_args *args)
         }
     }
     int released = 0;
-    obj_lock(o);
+    o = obj_lock_live(o);
     w = obj_claim(o);
     if (mtx_owner(w) != args->owner) {
         r = -EPERM;
@@ -137,7 +168,7 @@ NSPA_EXPORT int nspa_mutex_kill(nspa_obj_t h, uint32_t owner)
     int r = 0;
     struct sobj *o = typed(h, NSPA_TYPE_MUTEX, &r);
     if (!o) return r;
-    obj_lock(o);
+    o = obj_lock_live(o);
     uint64_t w = obj_claim(o);
     if (mtx_owner(w) != owner) r = -EPERM;
     else mtx_abandon(o);
@@ -156,7 +187,7 @@ enum { EV_SET, EV_RESET, EV_PULSE };
 
 static __attribute__((noinline)) int event_op_slow(struct sobj *o, uint32_t *prev, int op)
 {
-    obj_lock(o);
+    o = obj_lock_live(o);
     uint64_t w = obj_claim(o);
     if (prev) *prev = (uint32_t)(w & EVT_SIGNALED);
     if (op == EV_RESET) {
@@ -196,20 +227,23 @@ NSPA_EXPORT int nspa_event_set(nspa_obj_t h, uint32_t *prev) { return event_op(h
 NSPA_EXPORT int nspa_event_reset(nspa_obj_t h, uint32_t *prev) { return event_op(h, prev, EV_RESET); }
 NSPA_EXPORT int nspa_event_pulse(nspa_obj_t h, uint32_t *prev) { return event_op(h, prev, EV_PULSE); }
 
-/* ---- thread objects (a manual event set at the thread's end; max = thread id, ext =
- * exit code) --------------------------------------------------------------------------- */
+/* ---- exit objects: threads and processes (a manual event set at the end; max = the
+ * thread or process id, ext = the exit code) ------------------------------------------ */
 
-NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out)
+static int exit_type_ok(int type) { return type == NSPA_TYPE_THREAD || type == NSPA_TYPE_PROCESS; }
+
+NSPA_HIDDEN int nspa__create_exit_obj(int type, uint32_t id, nspa_obj_t *out)
 {
-    return obj_create(NSPA_TYPE_THREAD, EVT_MANUAL, 0, 0, NULL, out);
+    if (!exit_type_ok(type)) return -EINVAL;
+    return obj_create(type, EVT_MANUAL, id, 0, NULL, 0, out);
 }
 
-NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
+NSPA_HIDDEN int nspa__exit_obj_signal(nspa_obj_t h, int type, uint32_t exit_code)
 {
     int r = 0;
-    struct sobj *o = typed(h, NSPA_TYPE_THREAD, &r);
+    struct sobj *o = typed(h, type, &r);
     if (!o) return r;
-    obj_lock(o);
+    o = obj_lock_live(o);
     uint64_t w = obj_claim(o);
     __atomic_store_n(&o->ext, exit_code, __ATOMIC_RELAXED);
     atomic_store_explicit(&o->word, w | EVT_SIGNALED, memory_order_release);
@@ -219,26 +253,37 @@ NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
     return 0;
 }
 
-NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid)
+NSPA_HIDDEN int nspa__exit_obj_set_id(nspa_obj_t h, int type, uint32_t id)
 {
     int r = 0;
-    struct sobj *o = typed(h, NSPA_TYPE_THREAD, &r);
+    struct sobj *o = typed(h, type, &r);
     if (!o) return r;
-    __atomic_store_n(&o->max, tid, __ATOMIC_RELEASE);
+    __atomic_store_n(&o->max, id, __ATOMIC_RELEASE);
     return 0;
 }
 
-NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled)
+NSPA_HIDDEN int nspa__exit_obj_info(nspa_obj_t h, int type, uint32_t *id, uint32_t *exit_code, int *signaled)
 {
     int r = 0;
-    struct sobj *o = typed(h, NSPA_TYPE_THREAD, &r);
+    struct sobj *o = typed(h, type, &r);
     if (!o) return r;
-    obj_lock(o);
-    *tid = __atomic_load_n(&o->max, __ATOMIC_ACQUIRE);
+    o = obj_lock_live(o);
+    *id = __atomic_load_n(&o->max, __ATOMIC_ACQUIRE);
     *exit_code = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     *signaled = (atomic_load(&o->word) & EVT_SIGNALED) != 0;
     obj_unlock(o);
     return 0;
+}
+
+NSPA_HIDDEN int nspa__create_thread_obj(nspa_obj_t *out) { return nspa__create_exit_obj(NSPA_TYPE_THREAD, 0, out); }
+NSPA_HIDDEN int nspa__thread_obj_signal(nspa_obj_t h, uint32_t exit_code)
+{
+    return nspa__exit_obj_signal(h, NSPA_TYPE_THREAD, exit_code);
+}
+NSPA_HIDDEN int nspa__thread_obj_set_tid(nspa_obj_t h, uint32_t tid) { return nspa__exit_obj_set_id(h, NSPA_TYPE_THREAD, tid); }
+NSPA_HIDDEN int nspa__thread_obj_info(nspa_obj_t h, uint32_t *tid, uint32_t *exit_code, int *signaled)
+{
+    return nspa__exit_obj_info(h, NSPA_TYPE_THREAD, tid, exit_code, signaled);
 }
 
 /* ---- reads ------------------------------------------------------------------------- */
@@ -250,7 +295,7 @@ static uint64_t read_word(struct sobj *o, uint32_t *ext)
     uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
     *ext = 0;
     if (!(w & OBJ_CLAIMED)) return w;
-    obj_lock(o);
+    o = obj_lock_live(o);
     w = atomic_load_explicit(&o->word, memory_order_acquire);
     *ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
     obj_unlock(o);
@@ -301,7 +346,7 @@ NSPA_EXPORT int nspa_obj_waiters(nspa_obj_t h)
     struct sobj *o = h_lookup(h);
     if (!o) return -EBADF;
     int n = 0;
-    obj_lock(o);
+    o = obj_lock_live(o);
     for (uint64_t r = o->q_head; r; r = E(r)->next)      /* still waiting, not granted */
         if (!(atomic_load(&went_thr(E(r))->futex) & W_ENDED)) n++;
     obj_unlock(o);

@@ -78,7 +78,7 @@ static int proc_is_dead(struct ns *ns, struct ns_proc *p)
 
 /* ---- slots ------------------------------------------------------------------------ */
 
-static uint32_t proc_take(struct ns *ns)
+NSPA_HIDDEN uint32_t proc_take(struct ns *ns)
 {
     struct ns_header *h = ns->hdr;
     if (h->proc_free) {
@@ -91,21 +91,54 @@ static uint32_t proc_take(struct ns *ns)
     return h->proc_hwm - 1;
 }
 
-static void proc_claim(struct ns *ns, uint32_t slot)
+/* Slot @p is this process's from now on (its ledger left as it is). */
+static void proc_own(struct ns *ns, struct ns_proc *p)
 {
-    struct ns_proc *p = &ns->procs[slot];
     jset32(ns, &p->pid, (uint32_t)getpid());
     jset64(ns, &p->start_time, nspa_task_start_time(getpid(), 0));
     jset64(ns, &p->family, arena_family());
     jset32(ns, &p->next_free, 0);
     jset32(ns, &p->nthreads, 0);
     jset32(ns, &p->any_thread, 0);
+    jset32(ns, &p->handoff, 0);
+}
+
+static void proc_claim(struct ns *ns, uint32_t slot)
+{
+    struct ns_proc *p = &ns->procs[slot];
+    proc_own(ns, p);
     for (uint32_t c = 0; c < LEDGER_DIR; c++) jset32(ns, &p->ledger[c], 0);
+}
+
+/* The slot of the attached process @pid, or UINT32_MAX. Registry lock held. */
+NSPA_HIDDEN uint32_t proc_slot_of_pid(struct ns *ns, uint32_t pid)
+{
+    for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++)
+        if (ns->procs[i].pid == pid && !ns->procs[i].handoff) return i;
+    return UINT32_MAX;
+}
+
+/* A child with inherited handles (NSPA_INHERIT=<slot>:<parent pid>, inherit.c): the
+ * slot its parent prepared, with the handles in its ledger, becomes its own. Registry
+ * lock held. UINT32_MAX: none (no such variable, or not for us: the parent died, the
+ * slot was swept). */
+static uint32_t proc_adopt(struct ns *ns)
+{
+    const char *e = getenv("NSPA_INHERIT");
+    if (!e) return UINT32_MAX;
+    char *end;
+    unsigned long slot = strtoul(e, &end, 10), ppid = *end == ':' ? strtoul(end + 1, NULL, 10) : 0;
+    unsetenv("NSPA_INHERIT");                      /* not for our own children */
+    if (slot >= ns->hdr->proc_hwm || !ppid || ppid != (unsigned long)getppid()) return UINT32_MAX;
+    struct ns_proc *p = &ns->procs[slot];
+    if (!p->handoff || (p->pid != ppid && p->pid != (uint32_t)getpid())) return UINT32_MAX;
+    proc_own(ns, p);                               /* with the inherited handles */
+    return (uint32_t)slot;
 }
 
 /* Give back every reference in process @slot's ledger, then the slot. Registry lock
  * held; commits every 1024 handles (each prefix is consistent). */
-static void proc_release(struct ns *ns, uint32_t slot)
+NSPA_HIDDEN void proc_release(struct ns *ns, uint32_t slot)
 {
     struct ns_proc *p = &ns->procs[slot];
     for (uint32_t c = 0; c < LEDGER_DIR; c++) {
@@ -133,8 +166,13 @@ NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
     for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++) {
         struct ns_proc *p = &ns->procs[i];
         if (!p->pid || i == ns->proc) continue;
-        /* a slot with our own pid that is not ours: left by our image before an exec */
-        if (p->pid != (uint32_t)getpid() && !proc_is_dead(ns, p)) continue;
+        if (p->handoff) {
+            /* prepared for a child (its pid, or ours until the spawn returns) */
+            if (!proc_is_dead(ns, p)) continue;
+        } else if (p->pid != (uint32_t)getpid() && !proc_is_dead(ns, p)) {
+            /* (a slot with our own pid that is not ours: left by our image before an exec) */
+            continue;
+        }
         int busy = 0;
         for (uint32_t s = 0; s < ns->hdr->thr_hwm && p->nthreads; s++) {
             struct thr *t = &ns->threads[s];
@@ -183,8 +221,15 @@ static int attach_locked(void)
         ns->base = NULL;
     }
     if (!ns->base) return -EAGAIN;
+    uint32_t slot = proc_adopt(ns);
+    if (slot != UINT32_MAX) {
+        ns->proc = slot;
+        h_adopt_ledger(ns);                /* the inherited handles, same values */
+        reg_unlock(ns);
+        return 0;
+    }
     /* sweep only when the table is full: a sweep looks at every process */
-    uint32_t slot = proc_take(ns);
+    slot = proc_take(ns);
     if (slot == UINT32_MAX) {
         ns_sweep_dead(ns);
         slot = proc_take(ns);
@@ -223,6 +268,13 @@ NSPA_HIDDEN struct ns *ns_get(void)
     }
     pthread_mutex_unlock(&attach_lock);
     return nspa_ns;
+}
+
+/* A child with inherited handles attaches before main: no handle of its own can take
+ * an inherited handle's value first. */
+__attribute__((constructor)) static void inherit_attach(void)
+{
+    if (getenv("NSPA_INHERIT")) ns_get();
 }
 
 NSPA_HIDDEN int ns_error(void) { return ns_err ? ns_err : -EACCES; }

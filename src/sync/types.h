@@ -154,7 +154,7 @@ struct thr {
 /* ---- the namespace region ------------------------------------------------------------ */
 
 #define NS_MAGIC        0x4e535041534e3032ull   /* "NSPASN02" */
-#define NS_VERSION      3
+#define NS_VERSION      4
 #define MAX_PROCS       4096
 #define MAX_THREADS     32768
 #define MAX_OBJECTS     (1u << 21)              /* 2M named objects */
@@ -167,6 +167,8 @@ struct thr {
 #define NAME_BLOCK      64
 #define MAX_NAME_BLOCKS (1u << 22)              /* 256 MiB of long names */
 #define TID_BUCKETS     (1u << 15)
+#define REMOTE_BASE     (1u << 20)              /* handle indices another process inserts
+                                                 * (DuplicateHandle into a process) from */
 #define JOURNAL_MAX     (1u << 16)
 
 struct ns_journal_entry { uint64_t off, old; };
@@ -181,6 +183,10 @@ struct ns_proc {
     uint32_t any_thread;             /* one of them (slot + 1): its liveness word says
                                       * the process lives, without a system call */
     uint64_t verified_ms;            /* when its start time was last read (a hint) */
+    uint32_t handoff;                /* 1: prepared by a parent (pid: the parent's, then the
+                                      * child's) for a child that has not attached yet;
+                                      * its ledger holds the inherited handles (inherit.c) */
+    uint32_t pad;
     uint32_t ledger[LEDGER_DIR];     /* ledger chunks (index + 1): handle index -> obj + 1 */
 };
 

@@ -41,7 +41,6 @@ NSPA_HIDDEN uint32_t current_key(void)
  * nobody spins on one CPU, where the owner cannot run meanwhile. Events and semaphores
  * never spin, and nobody spins past queued waiters (a claimed word sends everyone to
  * the queue, in priority order). */
-static int cpus_online;
 static int spin_rounds = -1;
 
 static int spin_limit(void)
@@ -49,8 +48,7 @@ static int spin_limit(void)
     int n = __atomic_load_n(&spin_rounds, __ATOMIC_RELAXED);
     if (__builtin_expect(n < 0, 0)) {
         n = nspa_env_int("NSPA_SPIN", 200, 0, 100000);
-        cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
-        if (cpus_online < 2) n = 0;
+        if (sysconf(_SC_NPROCESSORS_ONLN) < 2) n = 0;   /* every first caller computes the same */
         __atomic_store_n(&spin_rounds, n, __ATOMIC_RELAXED);
     }
     return n;
@@ -71,7 +69,7 @@ static inline int obj_type_now(const struct sobj *o) { return __atomic_load_n(&o
 static inline int take_fast_common(struct sobj *o, uint64_t *w)
 {
     uint64_t v = *w, nw;
-    switch (o->type) {
+    switch (__atomic_load_n(&o->type, __ATOMIC_RELAXED)) {   /* may turn OBJ_FORWARD */
     case NSPA_TYPE_EVENT:
         if (!(v & EVT_SIGNALED)) return 0;
         if (v & EVT_MANUAL) return 1;
@@ -99,15 +97,16 @@ static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
         if (c == 0) return timeout == 0 ? -ETIMEDOUT : FAST_MISS;
         break;
     }
-    const struct sync_kind *k = sync_kind_of(o->type);
-    if (!k) return -EBADF;
+    uint8_t ty = __atomic_load_n(&o->type, __ATOMIC_RELAXED);
+    const struct sync_kind *k = sync_kind_of(ty);
+    if (!k) return ty == OBJ_FORWARD ? FAST_MISS : -EBADF;   /* grown meanwhile: slow path */
     int spins = 0;
     while (!(w & OBJ_CLAIMED)) {
         if (k->signaled(o, w, owner)) {
             uint64_t nw;
             uint32_t ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
             int ab = k->consume(o, w, owner, &nw, &ext);
-            if (o->type == NSPA_TYPE_MUTEX) {
+            if (ty == NSPA_TYPE_MUTEX) {
                 if (((nw >> MTX_CNT_SHIFT) & MTX_CNT_MASK) == MTX_CNT_BIG) return FAST_MISS;
                 if (!mtx_owner(w)) {
                     struct nspa_tls *me = self();
@@ -122,7 +121,7 @@ static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
             continue;
         }
         if (timeout == 0) return -ETIMEDOUT;
-        if (!spin || o->type != NSPA_TYPE_MUTEX || spins++ >= spin_limit()) return FAST_MISS;
+        if (!spin || ty != NSPA_TYPE_MUTEX || spins++ >= spin_limit()) return FAST_MISS;
         nspa_cpu_relax();
         w = atomic_load_explicit(&o->word, memory_order_acquire);
     }
@@ -222,7 +221,7 @@ static uint32_t watch_owners(struct sobj *const *objs, uint32_t n, struct nspa_f
         uint32_t owner = mtx_owner(atomic_load_explicit(&o->word, memory_order_acquire));
         if (!owner) continue;
         struct thr *ot = thr_by_tid(owner);
-        if (!ot || !in_region(ot) || ot->proc == ns->proc) continue;
+        if (!ot || !in_region(ot) || __atomic_load_n(&ot->proc, __ATOMIC_RELAXED) == ns->proc) continue;
         _Atomic uint32_t *lw = nspa_robust_word(&ot->alive);
         /* FUTEX_WAITERS makes the kernel wake a waiter when it marks the holder dead */
         uint32_t v = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
@@ -296,8 +295,12 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
     uint32_t qkey = pi_eff_key(t) > key ? pi_eff_key(t) : key;
 
     for (uint32_t i = 0; i < n; i++) {
-        struct sobj *o = objs[i];
-        obj_lock(o);
+        struct sobj *o = obj_lock_live(objs[i]);
+        if (o != objs[i]) {                  /* grown into the region since the lookup */
+            objs[i] = o;
+            t->objs[i] = REF(o);
+            __atomic_store_n(&t->shared_futex, 1, __ATOMIC_RELAXED);
+        }
         if (!o->type) {                      /* closed and freed since the lookup */
             obj_unlock(o);
             uint32_t v = 0;
@@ -396,6 +399,7 @@ static int resolve(const struct nspa_wait_args *args, struct sobj **objs, int al
     for (uint32_t i = 0; i < count; i++) {
         objs[i] = h_lookup(args->objs[i]);
         if (!objs[i]) return -EBADF;
+        if (objs[i]->type == OBJ_FORWARD) objs[i] = obj_forward_target(objs[i]);
         if (!sync_kind_of(objs[i]->type)) return -EINVAL;
     }
     uint32_t n = count;
@@ -497,6 +501,16 @@ NSPA_EXPORT int nspa_wait_all(struct nspa_wait_args *args)
     return do_wait(args, 1);
 }
 
+/* A wait on one process object that is not signaled: the Win32 layer's process code
+ * may wait for it itself (on the process's pidfd, one wake-up fewer than through its
+ * watcher thread). Returns 1 when it did not. */
+static int (*proc_wait_hook)(nspa_obj_t h, uint64_t timeout);
+
+NSPA_HIDDEN void nspa__set_proc_wait_hook(int (*fn)(nspa_obj_t h, uint64_t timeout))
+{
+    __atomic_store_n(&proc_wait_hook, fn, __ATOMIC_RELEASE);
+}
+
 /* internal: WaitForSingleObject's path, without building a request */
 NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
 {
@@ -506,6 +520,8 @@ NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
     if (o) {
         int r = take_fast(o, me->tid, timeout, 1);
         if (r != FAST_MISS) return r;
+        int (*hook)(nspa_obj_t, uint64_t) = __atomic_load_n(&proc_wait_hook, __ATOMIC_ACQUIRE);
+        if (o->type == NSPA_TYPE_PROCESS && hook && (r = hook(h, timeout)) != 1) return r;
     }
     struct nspa_wait_args a = { .timeout = timeout, .objs = &h, .count = 1, .owner = me->tid };
     return do_wait(&a, 0);

@@ -55,6 +55,7 @@ static const struct sync_kind k_sem = { sem_signaled, sem_consume };
 static const struct sync_kind k_mutex = { mtx_signaled, mtx_consume };
 static const struct sync_kind k_event = { evt_signaled, evt_consume };
 static const struct sync_kind k_thread = { evt_signaled, evt_consume };   /* a manual event */
+static const struct sync_kind k_process = { evt_signaled, evt_consume };  /* a manual event */
 
 __attribute__((constructor)) static void kinds_init(void)
 {
@@ -62,6 +63,7 @@ __attribute__((constructor)) static void kinds_init(void)
     sync_kind_register(NSPA_TYPE_MUTEX, &k_mutex);
     sync_kind_register(NSPA_TYPE_EVENT, &k_event);
     sync_kind_register(NSPA_TYPE_THREAD, &k_thread);
+    sync_kind_register(NSPA_TYPE_PROCESS, &k_process);
 }
 
 NSPA_HIDDEN int obj_signaled_for(const struct sobj *o, uint64_t w, uint32_t owner)

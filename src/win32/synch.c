@@ -13,6 +13,7 @@
 #include "nspa/win32/windows.h"
 #include "common/export.h"
 #include "win32/win32_private.h"
+#include "win32/process_private.h"
 
 DWORD nspa_win32_error(int err)
 {
@@ -109,27 +110,40 @@ static HANDLE created(int r, nspa_obj_t h)
     if (namew) { DWORD e_ = name_from_w(namew, buf, sizeof(buf)); \
         if (e_) { SetLastError(e_); return NULL; } buf##_p = buf; }
 
+/* Creation with the handle's inheritability (SECURITY_ATTRIBUTES.bInheritHandle): an
+ * inheritable unnamed object is made in the namespace region at once, so that a child
+ * can inherit it (docs/process.md); without a region it stays a process one. */
+static int create_obj(int type, const void *args, const char *name, LPSECURITY_ATTRIBUTES sa, nspa_obj_t *h)
+{
+    int inherit = sa && sa->bInheritHandle;
+    const char *n = name ? strip_local(name) : NULL;
+    int r = nspa__create_obj(type, args, n, inherit && !n, h);
+    if (r < 0 && inherit && !n && r != -EINVAL && r != -EFAULT) r = nspa__create_obj(type, args, NULL, 0, h);
+    if (r >= 0 && inherit) nspa_handle_set_flags(*h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    return r;
+}
+
 /* ---- events ----------------------------------------------------------------------- */
 
-static HANDLE create_event(LPCSTR name, BOOL manual, BOOL initial)
+static HANDLE create_event(LPSECURITY_ATTRIBUTES sa, LPCSTR name, BOOL manual, BOOL initial)
 {
     struct nspa_event_args a = { manual ? 1 : 0, initial ? 1 : 0 };
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
     CHECK_A_NAME(name);
-    int r = nspa_create_event(&a, name ? strip_local(name) : NULL, &h);
+    int r = create_obj(NSPA_TYPE_EVENT, &a, name, sa, &h);
     return created(r, h);   /* not created(f(&h), h): argument order is unspecified */
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventA(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCSTR name)
 {
-    return create_event(name, manual, initial);
+    return create_event(sa, name, manual, initial);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventW(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCWSTR name)
 {
     NAME_W(name, n);
-    return create_event(n_p, manual, initial);
+    return create_event(sa, n_p, manual, initial);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
@@ -138,7 +152,7 @@ NSPA_EXPORT HANDLE WINAPI CreateEventExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, 
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
-    return create_event(name, !!(flags & CREATE_EVENT_MANUAL_RESET), !!(flags & CREATE_EVENT_INITIAL_SET));
+    return create_event(sa, name, !!(flags & CREATE_EVENT_MANUAL_RESET), !!(flags & CREATE_EVENT_INITIAL_SET));
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
@@ -194,7 +208,7 @@ NSPA_EXPORT BOOL WINAPI PulseEvent(HANDLE h)
 
 /* ---- mutexes ---------------------------------------------------------------------- */
 
-static HANDLE create_mutex(LPCSTR name, BOOL owner)
+static HANDLE create_mutex(LPSECURITY_ATTRIBUTES sa, LPCSTR name, BOOL owner)
 {
     nspa_obj_t h = 0;
     if (name && !*name) name = NULL;
@@ -204,20 +218,20 @@ static HANDLE create_mutex(LPCSTR name, BOOL owner)
         a.owner = nspa_thread_id();
         a.count = 1;
     }
-    int r = nspa_create_mutex(&a, name ? strip_local(name) : NULL, &h);
+    int r = create_obj(NSPA_TYPE_MUTEX, &a, name, sa, &h);
     /* an existing named mutex is opened, not acquired (as on Windows) */
     return created(r, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexA(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCSTR name)
 {
-    return create_mutex(name, owner);
+    return create_mutex(sa, name, owner);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexW(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCWSTR name)
 {
     NAME_W(name, n);
-    return create_mutex(n_p, owner);
+    return create_mutex(sa, n_p, owner);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
@@ -226,7 +240,7 @@ NSPA_EXPORT HANDLE WINAPI CreateMutexExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, 
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
-    return create_mutex(name, !!(flags & CREATE_MUTEX_INITIAL_OWNER));
+    return create_mutex(sa, name, !!(flags & CREATE_MUTEX_INITIAL_OWNER));
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
@@ -255,7 +269,7 @@ NSPA_EXPORT BOOL WINAPI ReleaseMutex(HANDLE h)
 
 /* ---- semaphores ------------------------------------------------------------------- */
 
-static HANDLE create_sem(LPCSTR name, LONG initial, LONG max)
+static HANDLE create_sem(LPSECURITY_ATTRIBUTES sa, LPCSTR name, LONG initial, LONG max)
 {
     if (max <= 0 || initial < 0 || initial > max) {
         SetLastError(ERROR_INVALID_PARAMETER);
@@ -265,19 +279,19 @@ static HANDLE create_sem(LPCSTR name, LONG initial, LONG max)
     if (name && !*name) name = NULL;
     CHECK_A_NAME(name);
     struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
-    int r = nspa_create_sem(&a, name ? strip_local(name) : NULL, &h);
+    int r = create_obj(NSPA_TYPE_SEM, &a, name, sa, &h);
     return created(r, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name)
 {
-    return create_sem(name, initial, max);
+    return create_sem(sa, name, initial, max);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name)
 {
     NAME_W(name, n);
-    return create_sem(n_p, initial, max);
+    return create_sem(sa, n_p, initial, max);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name,
@@ -287,7 +301,7 @@ NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExA(LPSECURITY_ATTRIBUTES sa, LONG init
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
-    return create_sem(name, initial, max);
+    return create_sem(sa, name, initial, max);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name,
@@ -349,15 +363,50 @@ NSPA_EXPORT BOOL WINAPI SetHandleInformation(HANDLE h, DWORD mask, DWORD flags)
     return r ? fail(ERROR_INVALID_HANDLE) : TRUE;
 }
 
+static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
+
+/* DuplicateHandle with another process as source or target: through the namespace
+ * (inherit.c), for objects of the region (named, or unnamed ones created inheritable) */
+static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst, BOOL inherit, DWORD options)
+{
+    DWORD spid = GetProcessId(src_process), dpid = GetProcessId(dst_process), me = GetCurrentProcessId();
+    if (!spid || !dpid) return fail(ERROR_INVALID_HANDLE);
+    if (spid == me && dpid == me) return DuplicateHandle(GetCurrentProcess(), src, GetCurrentProcess(), dst, 0,
+                                                         inherit, options);
+    if (!dst || is_pseudo(src)) return fail(ERROR_INVALID_PARAMETER);
+    /* closing a handle in another process's table is not possible from here */
+    if ((options & DUPLICATE_CLOSE_SOURCE) && spid != me) return fail(ERROR_NOT_SUPPORTED);
+    nspa_obj_t local = H(src), tmp = 0, out = 0;
+    int r = 0;
+    if (spid != me) {
+        r = nspa__dup_from_process((int32_t)spid, H(src), &tmp);
+        local = tmp;
+    }
+    if (!r) r = dpid == me ? nspa_dup(local, &out) : nspa__dup_to_process(local, (int32_t)dpid, &out);
+    if (tmp) nspa_close(tmp);
+    if (r) {
+        DWORD e = r == -EOPNOTSUPP ? ERROR_NOT_SUPPORTED : r == -ESRCH ? ERROR_INVALID_HANDLE
+                : nspa_win32_error(r == -EINVAL ? -EBADF : r);
+        return fail(e);
+    }
+    if (dpid == me && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    if ((options & DUPLICATE_CLOSE_SOURCE) && spid == me) nspa_close(H(src));
+    *dst = (HANDLE)(uintptr_t)out;
+    return TRUE;
+}
+
 NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst,
                                         DWORD access, BOOL inherit, DWORD options)
 {
     if (src_process != GetCurrentProcess() || dst_process != GetCurrentProcess())
-        return fail(ERROR_NOT_SUPPORTED);   /* across processes: not yet (docs/sync.md) */
+        return dup_remote(src_process, src, dst_process, dst, inherit, options);
     nspa_obj_t out = 0;
     int r;
     if (src == GetCurrentThread()) {
         r = nspa__win32_current_thread_handle(&out);
+    } else if (src == GetCurrentProcess()) {
+        nspa_obj_t self = nspa__self_process_obj();
+        r = self ? nspa_dup(self, &out) : -ENOMEM;
     } else {
         if (!dst && !(options & DUPLICATE_CLOSE_SOURCE)) return fail(ERROR_INVALID_PARAMETER);
         r = dst ? nspa_dup(H(src), &out) : 0;
@@ -366,7 +415,7 @@ NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE d
     /* the new handle's inherit flag is bInheritHandle; a protection is not copied */
     if (dst && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
     /* a protected source stays open (NtDuplicateObject: the copy is made) */
-    if (options & DUPLICATE_CLOSE_SOURCE && src != GetCurrentThread()) nspa_close(H(src));
+    if (options & DUPLICATE_CLOSE_SOURCE && !is_pseudo(src)) nspa_close(H(src));
     if (dst) *dst = (HANDLE)(uintptr_t)out;
     return TRUE;
 }
@@ -386,26 +435,14 @@ static uint64_t deadline(DWORD ms)
 /* The pseudo handles are never signaled while the caller runs: waiting on them with
  * WaitForSingleObject(Ex) or SignalObjectAndWait waits for the timeout. There they stand
  * for real objects: GetCurrentThread() for the calling thread's thread object,
- * GetCurrentProcess() for a process object (an event nobody sets, made on first use).
+ * GetCurrentProcess() for this process's process object (process.c).
  * In WaitForMultipleObjects(Ex) they are not objects: WAIT_FAILED with
  * ERROR_INVALID_HANDLE, as on Windows (Wine's test_WaitForMultipleObjects). */
-static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
-
-static nspa_obj_t process_obj;
 
 NSPA_HIDDEN nspa_obj_t nspa__win32_pseudo_obj(HANDLE h)
 {
     if (h == GetCurrentThread()) return nspa__win32_current_thread_obj();
-    nspa_obj_t p = __atomic_load_n(&process_obj, __ATOMIC_ACQUIRE);
-    if (p) return p;
-    struct nspa_event_args a = { 1, 0 };
-    if (nspa_create_event(&a, NULL, &p) < 0) return 0;
-    nspa_obj_t expected = 0;
-    if (!__atomic_compare_exchange_n(&process_obj, &expected, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        nspa_close(p);
-        p = expected;
-    }
-    return p;
+    return nspa__self_process_obj();      /* never signaled while we run */
 }
 
 /* The wait under WaitFor*Objects(Ex) and the Nt* waits: the caller's thread id as the

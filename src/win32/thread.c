@@ -22,6 +22,7 @@
 #include "vm/vm_api.h"
 #include "common/export.h"
 #include "win32/win32_private.h"
+#include "win32/process_private.h"
 #include "sched/sched_internal.h"
 
 /* A queued APC is a struct nspa_apc (win32_private.h): NtQueueApcThread's three-argument
@@ -291,9 +292,13 @@ NSPA_EXPORT DWORD WINAPI ResumeThread(HANDLE h)
         return (DWORD)-1;
     }
     struct w32_thread *t = registry_find_locked(tid);
-    if (!t) return 0;
+    DWORD prev = 0;
+    if (!t) {
+        nspa__proc_resume(tid, &prev);       /* a CREATE_SUSPENDED child's main thread */
+        return prev;
+    }
     pthread_mutex_lock(&t->lock);
-    DWORD prev = (DWORD)t->suspended;
+    prev = (DWORD)t->suspended;
     t->suspended = 0;
     pthread_cond_broadcast(&t->cond);
     pthread_mutex_unlock(&t->lock);
@@ -314,6 +319,16 @@ NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void)
         t->thread_obj = h;
     }
     return t->thread_obj;
+}
+
+NSPA_HIDDEN int nspa__win32_thread_handle_by_tid(uint32_t tid, nspa_obj_t *out)
+{
+    if (tid == nspa_thread_id()) return nspa__win32_current_thread_handle(out);
+    struct w32_thread *t = registry_find_locked(tid);
+    if (!t) return -ENOENT;
+    int r = t->thread_obj ? nspa_dup(t->thread_obj, out) : -ENOENT;
+    pthread_mutex_unlock(&registry_lock);
+    return r;
 }
 
 NSPA_HIDDEN int nspa__win32_current_thread_handle(nspa_obj_t *out)

@@ -38,6 +38,13 @@ BOOL WINAPI QueryPerformanceFrequency(LARGE_INTEGER *freq);
 DWORD WINAPI GetTickCount(void);
 ULONGLONG WINAPI GetTickCount64(void);
 
+/* ---- local memory (LMEM_FIXED blocks of the process heap) ------------------------ */
+#define LMEM_FIXED      0x0000u
+#define LMEM_ZEROINIT   0x0040u
+#define LPTR            (LMEM_FIXED | LMEM_ZEROINIT)
+HLOCAL WINAPI LocalAlloc(UINT flags, SIZE_T bytes);
+HLOCAL WINAPI LocalFree(HLOCAL mem);
+
 #ifdef __cplusplus
 }
 #endif

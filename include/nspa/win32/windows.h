@@ -30,4 +30,11 @@
 #include "securitybaseapi.h"
 #include "psapi.h"
 
+#include "processthreadsapi.h"
+#include "processenv.h"
+#include "libloaderapi.h"
+#include "sysinfoapi.h"
+#include "shellapi.h"
+#include "consoleapi.h"
+
 #endif

@@ -69,6 +69,11 @@
 #define ERROR_NOT_ENOUGH_QUOTA        1816
 #define ERROR_WORKING_SET_QUOTA       1453
 #define ERROR_COMMITMENT_LIMIT        1455
+#define ERROR_MOD_NOT_FOUND           126
+#define ERROR_PROC_NOT_FOUND          127
+#define ERROR_BAD_EXE_FORMAT          193
+#define ERROR_DIRECTORY               267
+#define ERROR_CANT_RESOLVE_FILENAME   1921
 
 #define S_OK            ((HRESULT)0)
 #define S_FALSE         ((HRESULT)1)
