@@ -40,6 +40,7 @@ enum nspa_obj_type {
     NSPA_TYPE_MUTEX = 2,
     NSPA_TYPE_EVENT = 3,
     NSPA_TYPE_THREAD = 4,  /* a manual event set when a Win32 thread ends */
+    NSPA_TYPE_TIMER = 5,   /* a waitable timer (nspa/timer.h) */
 };
 
 /* = struct ntsync_sem_args */

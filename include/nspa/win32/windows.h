@@ -11,12 +11,18 @@
 #endif
 #if __has_include("heapapi.h")
 #include "heapapi.h"
+#include "synchapi_timers.h"
+#include "sysinfoapi.h"
 #endif
 #if __has_include("winternl.h")
 #include "winternl.h"
+#include "synchapi_timers.h"
+#include "sysinfoapi.h"
 #endif
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
 #endif
 
+#include "synchapi_timers.h"
+#include "sysinfoapi.h"
 #endif
