@@ -13,11 +13,15 @@
 #include "heapapi.h"
 #include "synchapi_timers.h"
 #include "sysinfoapi.h"
+#include "interlockedapi.h"
+#include "synchapi_barrier.h"
 #endif
 #if __has_include("winternl.h")
 #include "winternl.h"
 #include "synchapi_timers.h"
 #include "sysinfoapi.h"
+#include "interlockedapi.h"
+#include "synchapi_barrier.h"
 #endif
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
@@ -25,4 +29,6 @@
 
 #include "synchapi_timers.h"
 #include "sysinfoapi.h"
+#include "interlockedapi.h"
+#include "synchapi_barrier.h"
 #endif
