@@ -15,6 +15,8 @@
 #include "sysinfoapi.h"
 #include "interlockedapi.h"
 #include "synchapi_barrier.h"
+#include "threadpoolapiset.h"
+#include "threadpoollegacyapiset.h"
 #endif
 #if __has_include("winternl.h")
 #include "winternl.h"
@@ -22,6 +24,8 @@
 #include "sysinfoapi.h"
 #include "interlockedapi.h"
 #include "synchapi_barrier.h"
+#include "threadpoolapiset.h"
+#include "threadpoollegacyapiset.h"
 #endif
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
@@ -31,4 +35,6 @@
 #include "sysinfoapi.h"
 #include "interlockedapi.h"
 #include "synchapi_barrier.h"
+#include "threadpoolapiset.h"
+#include "threadpoollegacyapiset.h"
 #endif

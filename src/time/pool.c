@@ -1,0 +1,485 @@
+/*
+ * Thread pools: the core under the Vista API (win32_pool.c), the legacy calls and the
+ * timer queues (win32_legacy.c).
+ *
+ * WORKERS are made on demand: a submission wakes an idle worker if there is one (the
+ * most recently idle: its cache is warm), else starts a thread if the pool is below its
+ * maximum, else waits for a busy worker. A worker idle for TP_IDLE_MS retires unless the
+ * pool would drop below its minimum. Each idle worker sleeps on a condition variable of
+ * its own, so a submission wakes exactly one thread and counts it exactly.
+ *
+ * QUEUES: three FIFO lists (high, normal, low priority of the callback environment); an
+ * object is linked once however many submissions it has (`pending`), so submitting never
+ * allocates. A worker takes one submission of the first object, leaving the object
+ * linked while it has more.
+ *
+ * LOCKING: one lock per pool (a CRITICAL_SECTION: priority-inheriting in RT mode),
+ * held for queue and counter steps only, never across a callback. Completion waits
+ * (WaitFor*Callbacks, deletes that wait) sleep on the pool's `done` condition variable.
+ *
+ * AFTER EACH CALLBACK the worker performs the instance's *WhenCallbackReturns actions
+ * and, if the callback changed its thread's priority through NSPA (SetThreadPriority,
+ * MMCSS: nspa_sched_self_gen moved), sets it back to NORMAL, the priority of every pool
+ * thread, as Windows does.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include "nspa/win32/windows.h"
+#include "common/export.h"
+#include "sched/sched_internal.h"
+#include "time/time_internal.h"
+
+struct tp_worker {
+    struct tp_worker *next;
+    CONDITION_VARIABLE cv;
+    int signaled;
+};
+
+struct tp_pool {
+    CRITICAL_SECTION cs;
+    CONDITION_VARIABLE done;
+    struct tp_obj *qh[3], *qt[3];
+    struct tp_worker *idle;              /* idle workers, most recent first */
+    uint32_t nthreads, max, min, nobjs;
+    uint32_t nstarting;                  /* started, not yet at their first look */
+    int closed, is_default;
+};
+
+struct tp_group {
+    CRITICAL_SECTION cs;
+    struct tp_obj *head;
+};
+
+static struct tp_pool default_pool;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static __thread struct tp_obj *cur_obj;
+
+static void pool_init(struct tp_pool *p)
+{
+    InitializeCriticalSection(&p->cs);
+    InitializeConditionVariable(&p->done);
+    p->max = 500;                        /* Windows' default pool allows 512 */
+    p->min = 0;
+}
+
+static void default_init(void)
+{
+    pool_init(&default_pool);
+    default_pool.is_default = 1;
+}
+
+NSPA_HIDDEN struct tp_pool *tp_default_pool(void)
+{
+    pthread_once(&default_once, default_init);
+    return &default_pool;
+}
+
+NSPA_HIDDEN struct tp_pool *tp_pool_new(void)
+{
+    struct tp_pool *p = calloc(1, sizeof(*p));
+    if (p) pool_init(p);
+    return p;
+}
+
+/* cs held; returns 1 when the pool must be freed (after the unlock) */
+static int pool_gone(struct tp_pool *p)
+{
+    return p->closed && !p->is_default && !p->nthreads && !p->nobjs;
+}
+
+static void pool_free(struct tp_pool *p)
+{
+    DeleteCriticalSection(&p->cs);
+    free(p);
+}
+
+/* ---- the queue (cs held) -------------------------------------------------------- */
+
+static void q_push(struct tp_pool *p, struct tp_obj *o)
+{
+    o->qnext = NULL;
+    if (p->qt[o->prio]) p->qt[o->prio]->qnext = o;
+    else p->qh[o->prio] = o;
+    p->qt[o->prio] = o;
+    o->queued = 1;
+}
+
+static void q_unlink(struct tp_pool *p, struct tp_obj *o)
+{
+    struct tp_obj **pp = &p->qh[o->prio], *prev = NULL;
+    for (; *pp; prev = *pp, pp = &(*pp)->qnext) {
+        if (*pp != o) continue;
+        *pp = o->qnext;
+        if (p->qt[o->prio] == o) p->qt[o->prio] = prev;
+        break;
+    }
+    o->queued = 0;
+}
+
+/* ---- workers ------------------------------------------------------------------------ */
+
+static void run_callback(struct tp_obj *o, uintptr_t arg);
+static void finish(struct tp_pool *p, struct tp_obj *o, int *destroy);
+
+static void wake_or_spawn(struct tp_pool *p);
+
+static void *worker_main(void *arg)
+{
+    struct tp_pool *p = arg;
+    struct tp_worker w = { 0 };
+    InitializeConditionVariable(&w.cv);
+    EnterCriticalSection(&p->cs);
+    p->nstarting--;
+    for (;;) {
+        struct tp_obj *o = NULL;
+        for (int k = 0; k < 3 && !o; k++) o = p->qh[k];
+        if (o) {
+            if (--o->pending == 0) {
+                p->qh[o->prio] = o->qnext;
+                if (!o->qnext) p->qt[o->prio] = NULL;
+                o->queued = 0;
+            }
+            o->running++;
+            uintptr_t a = o->arg;
+            /* more queued and nobody to take it: the next thread starts now */
+            if (p->qh[0] || p->qh[1] || p->qh[2]) wake_or_spawn(p);
+            LeaveCriticalSection(&p->cs);
+            run_callback(o, a);
+            EnterCriticalSection(&p->cs);
+            int destroy = 0;
+            finish(p, o, &destroy);
+            if (destroy) {
+                LeaveCriticalSection(&p->cs);
+                o->destroy(o);
+                EnterCriticalSection(&p->cs);
+            }
+            continue;
+        }
+        if (p->closed) break;
+        w.signaled = 0;
+        w.next = p->idle;
+        p->idle = &w;
+        BOOL woke = SleepConditionVariableCS(&w.cv, &p->cs, TP_IDLE_MS);
+        if (w.signaled) continue;
+        /* timed out (or spurious): off the idle list; retire if above the minimum */
+        for (struct tp_worker **pp = &p->idle; *pp; pp = &(*pp)->next)
+            if (*pp == &w) { *pp = w.next; break; }
+        if (!woke && p->nthreads > p->min && !p->qh[0] && !p->qh[1] && !p->qh[2]) break;
+    }
+    p->nthreads--;
+    int gone = pool_gone(p);
+    LeaveCriticalSection(&p->cs);
+    if (gone) pool_free(p);
+    return NULL;
+}
+
+/* cs held: a submission is queued; make sure a thread will take it. Threads start one
+ * at a time: while one is starting, further submissions wait for it, and each new
+ * thread starts the next if work is still queued when it takes its first item. A burst
+ * of short items is thus served by the threads already running instead of a new thread
+ * per item, and a burst of long ones still gets a thread each, up to the maximum. */
+static void wake_or_spawn(struct tp_pool *p)
+{
+    struct tp_worker *w = p->idle;
+    if (w) {
+        p->idle = w->next;
+        w->signaled = 1;
+        WakeConditionVariable(&w->cv);
+        return;
+    }
+    if (p->nthreads >= p->max || p->nstarting) return;   /* a busy or starting worker takes it */
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, worker_main, p) == 0) {
+        p->nthreads++;
+        p->nstarting++;
+    }
+    /* else: no thread now; the next submission or a busy worker takes the work */
+    pthread_attr_destroy(&at);
+}
+
+NSPA_HIDDEN void tp_pool_set_max(struct tp_pool *p, uint32_t max)
+{
+    if (!max) max = 1;
+    EnterCriticalSection(&p->cs);
+    p->max = max;
+    if (p->min > max) p->min = max;
+    LeaveCriticalSection(&p->cs);
+}
+
+NSPA_HIDDEN int tp_pool_set_min(struct tp_pool *p, uint32_t min)
+{
+    int ok = 1;
+    EnterCriticalSection(&p->cs);
+    p->min = min;
+    if (p->max < min) p->max = min;
+    while (p->nthreads < min) {
+        uint32_t n = p->nthreads;
+        struct tp_worker *keep = p->idle;
+        p->idle = NULL;                  /* force a new thread */
+        uint32_t st = p->nstarting;
+        p->nstarting = 0;
+        wake_or_spawn(p);
+        p->nstarting += st;
+        p->idle = keep;
+        if (p->nthreads == n) { ok = 0; break; }
+    }
+    LeaveCriticalSection(&p->cs);
+    return ok;
+}
+
+NSPA_HIDDEN void tp_pool_close(struct tp_pool *p)
+{
+    if (!p || p->is_default) return;
+    EnterCriticalSection(&p->cs);
+    p->closed = 1;
+    p->min = 0;
+    for (struct tp_worker *w = p->idle; w; w = w->next) {
+        w->signaled = 1;
+        WakeConditionVariable(&w->cv);
+    }
+    p->idle = NULL;
+    int gone = pool_gone(p);
+    LeaveCriticalSection(&p->cs);
+    if (gone) pool_free(p);
+}
+
+/* ---- objects ------------------------------------------------------------------------ */
+
+NSPA_HIDDEN void tp_obj_init(struct tp_obj *o, struct tp_pool *p, int prio, int long_fn)
+{
+    o->pool = p;
+    o->prio = (uint8_t)((unsigned)prio < 3 ? prio : 1);
+    o->long_fn = (uint8_t)long_fn;
+    EnterCriticalSection(&p->cs);
+    p->nobjs++;
+    LeaveCriticalSection(&p->cs);
+}
+
+NSPA_HIDDEN void tp_submit(struct tp_obj *o, uintptr_t arg)
+{
+    struct tp_pool *p = o->pool;
+    EnterCriticalSection(&p->cs);
+    o->arg = arg;
+    o->pending++;
+    if (!o->queued) q_push(p, o);
+    wake_or_spawn(p);
+    LeaveCriticalSection(&p->cs);
+}
+
+/* cs held: a callback of @o ended. *destroy: the caller must destroy @o after the
+ * unlock (closed and idle). */
+static void finish(struct tp_pool *p, struct tp_obj *o, int *destroy)
+{
+    o->running--;
+    if (o->running || o->pending) return;
+    if (o->waiters) WakeAllConditionVariable(&p->done);
+    if (o->closed || o->free_after_run) {
+        if (o->done_event) SetEvent(o->done_event);
+        o->done_event = NULL;
+        *destroy = !o->waiters;
+    }
+}
+
+static void run_callback(struct tp_obj *o, uintptr_t arg)
+{
+    struct tp_inst inst = { .o = o };
+    struct tp_obj *prev = cur_obj;
+    uint32_t gen = nspa_sched_self_gen;
+    cur_obj = o;
+    o->invoke(o, &inst, arg);
+    cur_obj = prev;
+    if (inst.leave_cs) LeaveCriticalSection(inst.leave_cs);
+    if (inst.rel_mutex) ReleaseMutex(inst.rel_mutex);
+    if (inst.rel_sem) ReleaseSemaphore(inst.rel_sem, (LONG)inst.sem_count, NULL);
+    if (inst.set_event) SetEvent(inst.set_event);
+    if (nspa_sched_self_gen != gen) SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_NORMAL);
+    if (inst.disassociated) o->running++;        /* finish() counts it off once more */
+}
+
+NSPA_HIDDEN void tp_run_inline(struct tp_obj *o, uintptr_t arg)
+{
+    struct tp_pool *p = o->pool;
+    EnterCriticalSection(&p->cs);
+    o->running++;
+    LeaveCriticalSection(&p->cs);
+    run_callback(o, arg);
+    EnterCriticalSection(&p->cs);
+    int destroy = 0;
+    finish(p, o, &destroy);
+    LeaveCriticalSection(&p->cs);
+    if (destroy) o->destroy(o);
+}
+
+NSPA_HIDDEN uint32_t tp_cancel_pending(struct tp_obj *o)
+{
+    struct tp_pool *p = o->pool;
+    EnterCriticalSection(&p->cs);
+    uint32_t n = o->pending;
+    o->pending = 0;
+    if (o->queued) q_unlink(p, o);
+    if (n && !o->running && o->waiters) WakeAllConditionVariable(&p->done);
+    LeaveCriticalSection(&p->cs);
+    return n;
+}
+
+NSPA_HIDDEN int tp_busy(struct tp_obj *o, int count_self)
+{
+    struct tp_pool *p = o->pool;
+    EnterCriticalSection(&p->cs);
+    int n = (int)o->running - (!count_self && cur_obj == o);
+    LeaveCriticalSection(&p->cs);
+    return n > 0;
+}
+
+NSPA_HIDDEN void tp_wait_callbacks(struct tp_obj *o, int cancel)
+{
+    if (cancel) tp_cancel_pending(o);
+    struct tp_pool *p = o->pool;
+    EnterCriticalSection(&p->cs);
+    uint32_t self = cur_obj == o;        /* never wait for the caller's own callback */
+    o->waiters++;
+    while (o->pending || o->running > self) SleepConditionVariableCS(&p->done, &p->cs, INFINITE);
+    o->waiters--;
+    /* closed meanwhile (a close racing with this wait): the last one out destroys */
+    int destroy = o->closed && !o->pending && !o->running && !o->waiters;
+    LeaveCriticalSection(&p->cs);
+    if (destroy) o->destroy(o);
+}
+
+NSPA_HIDDEN void tp_obj_close(struct tp_obj *o, void *done)
+{
+    struct tp_pool *p = o->pool;
+    if (o->stop) o->stop(o);
+    EnterCriticalSection(&p->cs);
+    o->closed = 1;
+    int idle = !o->pending && !o->running && !o->waiters;
+    if (!idle) o->done_event = done;
+    LeaveCriticalSection(&p->cs);
+    if (idle) {
+        if (done) SetEvent(done);
+        o->destroy(o);
+    }
+}
+
+/* Every destroy ends here: the object leaves its group and its pool. */
+NSPA_HIDDEN void tp_obj_release(struct tp_obj *o)
+{
+    struct tp_pool *p = o->pool;
+    tp_group_remove(o);
+    if (o->fin_cb) {
+        struct tp_inst inst = { .o = o };
+        o->fin_cb(&inst, o->ctx);
+    }
+    EnterCriticalSection(&p->cs);
+    p->nobjs--;
+    int gone = pool_gone(p);
+    LeaveCriticalSection(&p->cs);
+    if (gone) pool_free(p);
+}
+
+NSPA_HIDDEN struct tp_obj *tp_current(void) { return cur_obj; }
+
+/* ---- instances -------------------------------------------------------------------- */
+
+NSPA_HIDDEN int tp_inst_may_run_long(struct tp_inst *i)
+{
+    struct tp_pool *p = i->o->pool;
+    EnterCriticalSection(&p->cs);
+    int ok = p->idle != NULL || p->nthreads < p->max;
+    LeaveCriticalSection(&p->cs);
+    i->may_run_long = 1;
+    return ok;
+}
+
+NSPA_HIDDEN void tp_inst_disassociate(struct tp_inst *i)
+{
+    if (i->disassociated) return;
+    struct tp_pool *p = i->o->pool;
+    EnterCriticalSection(&p->cs);
+    i->o->running--;
+    if (!i->o->running && !i->o->pending && i->o->waiters) WakeAllConditionVariable(&p->done);
+    LeaveCriticalSection(&p->cs);
+    i->disassociated = 1;
+    cur_obj = NULL;
+}
+
+/* ---- cleanup groups ----------------------------------------------------------------- */
+
+NSPA_HIDDEN struct tp_group *tp_group_new(void)
+{
+    struct tp_group *g = calloc(1, sizeof(*g));
+    if (g) InitializeCriticalSection(&g->cs);
+    return g;
+}
+
+NSPA_HIDDEN void tp_group_add(struct tp_group *g, struct tp_obj *o)
+{
+    EnterCriticalSection(&g->cs);
+    o->group = g;
+    o->gprev = NULL;
+    o->gnext = g->head;
+    if (g->head) g->head->gprev = o;
+    g->head = o;
+    LeaveCriticalSection(&g->cs);
+}
+
+NSPA_HIDDEN void tp_group_remove(struct tp_obj *o)
+{
+    struct tp_group *g = o->group;
+    if (!g) return;
+    EnterCriticalSection(&g->cs);
+    if (o->group == g) {
+        if (o->gprev) o->gprev->gnext = o->gnext;
+        else g->head = o->gnext;
+        if (o->gnext) o->gnext->gprev = o->gprev;
+        o->group = NULL;
+    }
+    LeaveCriticalSection(&g->cs);
+}
+
+/* Close every member: detach them all (each held by a waiter count, so that none is
+ * destroyed under us, simple callbacks included), stop timers and waits, cancel pending
+ * submissions if asked (the cancel callback for each object that had some), wait for
+ * running callbacks, then close. */
+NSPA_HIDDEN void tp_group_close_members(struct tp_group *g, int cancel, void *cleanup_ctx)
+{
+    EnterCriticalSection(&g->cs);
+    struct tp_obj *l = g->head;
+    g->head = NULL;
+    for (struct tp_obj *o = l; o; o = o->gnext) {
+        o->group = NULL;
+        EnterCriticalSection(&o->pool->cs);
+        o->waiters++;
+        LeaveCriticalSection(&o->pool->cs);
+    }
+    LeaveCriticalSection(&g->cs);
+    for (struct tp_obj *o = l; o; o = o->gnext) {
+        if (o->stop) o->stop(o);
+        if (cancel && tp_cancel_pending(o) && o->cancel_cb) o->cancel_cb(o->ctx, cleanup_ctx);
+    }
+    for (struct tp_obj *o = l, *next; o; o = next) {
+        next = o->gnext;
+        struct tp_pool *p = o->pool;
+        uint32_t self = cur_obj == o;
+        EnterCriticalSection(&p->cs);
+        while (o->pending || o->running > self) SleepConditionVariableCS(&p->done, &p->cs, INFINITE);
+        o->waiters--;
+        int simple = o->free_after_run;
+        LeaveCriticalSection(&p->cs);
+        if (simple) {
+            if (!self) o->destroy(o);
+        } else {
+            tp_obj_close(o, NULL);
+        }
+    }
+}
+
+NSPA_HIDDEN void tp_group_free(struct tp_group *g)
+{
+    DeleteCriticalSection(&g->cs);
+    free(g);
+}
