@@ -145,13 +145,14 @@ static void run_entry(struct tsvc_ent *e, uint64_t now)
     pthread_mutex_lock(&lk);
     cur_ent = prev;
     /* re-armed by its own callback (idx >= 0), or removed: leave it alone */
-    if (again && e->period && e->idx < 0 && !(e->flags & F_REMOVED)) {
+    if (again == 1 && e->period && e->idx < 0 && !(e->flags & F_REMOVED)) {
         e->due += e->period;
         if (heap_push(heap_of(e), e)) { /* no room: the periodic entry ends */ }
     }
     e->flags = 0;
     atomic_fetch_add_explicit(&run_seq, 1, memory_order_release);
     if (run_waiters) nspa_futex_wake_n(&run_seq, INT32_MAX, 0);
+    if (again == TSVC_RELEASE && e->idx < 0) e->release(e);     /* nobody else knows it */
 }
 
 static void *svc_main(void *arg)

@@ -18,12 +18,17 @@ struct tsvc_ent {
     clockid_t clock;                 /* CLOCK_MONOTONIC, or CLOCK_REALTIME (follows the
                                       * wall clock: absolute Win32 due times) */
     /* Runs on the service thread with no lock held, at `due` (or late). Return 1 to
-     * be queued again at due + period (periodic entries), 0 to be dropped. */
+     * be queued again at due + period (periodic entries), 0 to be dropped,
+     * TSVC_RELEASE to be dropped and handed to release() once the service is done
+     * with it (an entry that ended itself from its own callback). */
     int (*fire)(struct tsvc_ent *e, uint64_t now);
+    void (*release)(struct tsvc_ent *e);
     /* the service's */
     int32_t idx;                     /* heap slot, -1 when not queued */
     uint32_t flags;
 };
+
+#define TSVC_RELEASE 2
 
 /* Queue @e (not queued now). Returns 0 or -ENOMEM (the heap could not grow: nothing
  * queued). Starts the service thread on first use (-EAGAIN if it cannot start). */

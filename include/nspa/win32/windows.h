@@ -17,6 +17,8 @@
 #include "synchapi_barrier.h"
 #include "threadpoolapiset.h"
 #include "threadpoollegacyapiset.h"
+#include "timeapi.h"
+#include "avrt.h"
 #endif
 #if __has_include("winternl.h")
 #include "winternl.h"
@@ -26,6 +28,8 @@
 #include "synchapi_barrier.h"
 #include "threadpoolapiset.h"
 #include "threadpoollegacyapiset.h"
+#include "timeapi.h"
+#include "avrt.h"
 #endif
 #if __has_include("synchapi_locks.h")
 #include "synchapi_locks.h"
@@ -37,4 +41,6 @@
 #include "synchapi_barrier.h"
 #include "threadpoolapiset.h"
 #include "threadpoollegacyapiset.h"
+#include "timeapi.h"
+#include "avrt.h"
 #endif
