@@ -25,10 +25,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "nspa/win32/windows.h"
+#include "common/platform.h"
 #include "common/export.h"
 #include "sched/sched_internal.h"
 #include "time/time_internal.h"
+
+#define TP_BATCH 16                      /* submissions of one work object taken at once */
 
 struct tp_worker {
     struct tp_worker *next;
@@ -100,7 +104,7 @@ static void q_push(struct tp_pool *p, struct tp_obj *o)
 {
     o->qnext = NULL;
     if (p->qt[o->prio]) p->qt[o->prio]->qnext = o;
-    else p->qh[o->prio] = o;
+    else __atomic_store_n(&p->qh[o->prio], o, __ATOMIC_RELAXED);   /* read racily by spinners */
     p->qt[o->prio] = o;
     o->queued = 1;
 }
@@ -110,7 +114,7 @@ static void q_unlink(struct tp_pool *p, struct tp_obj *o)
     struct tp_obj **pp = &p->qh[o->prio], *prev = NULL;
     for (; *pp; prev = *pp, pp = &(*pp)->qnext) {
         if (*pp != o) continue;
-        *pp = o->qnext;
+        __atomic_store_n(pp, o->qnext, __ATOMIC_RELAXED);
         if (p->qt[o->prio] == o) p->qt[o->prio] = prev;
         break;
     }
@@ -124,30 +128,59 @@ static void finish(struct tp_pool *p, struct tp_obj *o, int *destroy);
 
 static void wake_or_spawn(struct tp_pool *p);
 
+#define TP_SPIN 2000                     /* pause rounds an idle worker looks before sleeping */
+
+static int multi_cpu(void)
+{
+    static int n;
+    if (!n) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 1;
+}
+
+/* a racy look (no lock): any queue non-empty? */
+static int queue_nonempty(struct tp_pool *p)
+{
+    for (int k = 0; k < 3; k++)
+        if (__atomic_load_n(&p->qh[k], __ATOMIC_RELAXED)) return 1;
+    return 0;
+}
+
 static void *worker_main(void *arg)
 {
     struct tp_pool *p = arg;
     struct tp_worker w = { 0 };
     InitializeConditionVariable(&w.cv);
+    int spun = 0;
     EnterCriticalSection(&p->cs);
     p->nstarting--;
     for (;;) {
         struct tp_obj *o = NULL;
         for (int k = 0; k < 3 && !o; k++) o = p->qh[k];
         if (o) {
-            if (--o->pending == 0) {
-                p->qh[o->prio] = o->qnext;
+            /* a work object submitted many times: take a share of its submissions (up
+             * to TP_BATCH) and run them back to back, one lock round trip for all; the
+             * other workers take the rest. Each still is one callback. */
+            uint32_t take = 1;
+            if (o->kind == TPK_WORK && o->pending > 1) {
+                take = o->pending / (p->nthreads ? p->nthreads : 1);
+                take = take < 1 ? 1 : take > TP_BATCH ? TP_BATCH : take;
+            }
+            o->pending -= take;
+            if (o->pending == 0) {
+                __atomic_store_n(&p->qh[o->prio], o->qnext, __ATOMIC_RELAXED);
                 if (!o->qnext) p->qt[o->prio] = NULL;
                 o->queued = 0;
             }
-            o->running++;
+            o->running += take;
+            spun = 0;
             uintptr_t a = o->arg;
             /* more queued and nobody to take it: the next thread starts now */
             if (p->qh[0] || p->qh[1] || p->qh[2]) wake_or_spawn(p);
             LeaveCriticalSection(&p->cs);
-            run_callback(o, a);
+            for (uint32_t k = 0; k < take; k++) run_callback(o, a);
             EnterCriticalSection(&p->cs);
             int destroy = 0;
+            o->running -= take - 1;
             finish(p, o, &destroy);
             if (destroy) {
                 LeaveCriticalSection(&p->cs);
@@ -157,6 +190,16 @@ static void *worker_main(void *arg)
             continue;
         }
         if (p->closed) break;
+        if (!spun && multi_cpu()) {
+            /* a short spin before sleeping: a stream of small items finds this worker
+             * awake, and the submitter then has no thread to wake (a system call each) */
+            spun = 1;
+            LeaveCriticalSection(&p->cs);
+            for (int i = 0; i < TP_SPIN && !queue_nonempty(p); i++) nspa_cpu_relax();
+            EnterCriticalSection(&p->cs);
+            continue;
+        }
+        spun = 0;
         w.signaled = 0;
         w.next = p->idle;
         p->idle = &w;

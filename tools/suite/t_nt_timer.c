@@ -14,6 +14,10 @@
  * periods elapsed (no expiry doubled). */
 #include "suite.h"
 
+#ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION   /* older mingw-w64 headers */
+#define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002
+#endif
+
 static LARGE_INTEGER rel_ms(int ms)
 {
     LARGE_INTEGER d;
@@ -106,7 +110,7 @@ int t_nt_timer(int argc, char **argv)
     /* 7: absolute now + 50 ms */
     t = CreateWaitableTimerA(NULL, FALSE, NULL);
     FILETIME ft;
-    GetSystemTimePreciseAsFileTime(&ft);
+    GetSystemTimeAsFileTime(&ft);
     d.QuadPart = (LONGLONG)(((ULONGLONG)ft.dwHighDateTime << 32 | ft.dwLowDateTime) + 500000);
     t0 = suite_now_us();
     SetWaitableTimer(t, &d, 0, NULL, NULL, FALSE);
