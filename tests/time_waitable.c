@@ -143,8 +143,8 @@ static void test_states(void)
     while (now_ms() - t0 < 205)
         if (WaitForSingleObject(p, 30) == WAIT_OBJECT_0) n++;
     CHECK(CancelWaitableTimer(p));
-    CHECK(n >= 15 && n <= 21);
-    if (n < 15 || n > 21) fprintf(stderr, "periodic: %d expiries\n", n);
+    CHECK(n >= 8 && n <= 21);          /* late under load is fine; more is a doubled expiry */
+    if (n < 8 || n > 21) fprintf(stderr, "periodic: %d expiries\n", n);
     CHECK_EQ(WaitForSingleObject(p, 40), WAIT_TIMEOUT);      /* cancelled for good */
 
     /* with an event in WaitForMultipleObjects (any), and wait-all */
@@ -226,7 +226,7 @@ static void test_completion_routine(void)
     CHECK(CancelWaitableTimer(t));
     SleepEx(0, TRUE);
     LONG n = apc_calls;
-    CHECK(n >= 10 && n <= 21);
+    CHECK(n >= 5 && n <= 21);
     Sleep(30);
     CHECK_EQ(SleepEx(0, TRUE), 0);                   /* nothing after the cancel */
     CloseHandle(t);

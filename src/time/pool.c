@@ -32,6 +32,8 @@
 #include "sched/sched_internal.h"
 #include "time/time_internal.h"
 
+/* pending is changed under the pool lock, and also by tp_submit's lock-free fast path */
+#define PENDING(o) __atomic_load_n(&(o)->pending, __ATOMIC_ACQUIRE)
 #define TP_BATCH 16                      /* submissions of one work object taken at once */
 
 struct tp_worker {
@@ -130,12 +132,14 @@ static void wake_or_spawn(struct tp_pool *p);
 
 #define TP_SPIN 2000                     /* pause rounds an idle worker looks before sleeping */
 
-static int multi_cpu(void)
+static int ncpu(void)
 {
     static int n;
     if (!n) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 1;
+    return n > 0 ? n : 1;
 }
+
+static int multi_cpu(void) { return ncpu() > 1; }
 
 /* a racy look (no lock): any queue non-empty? */
 static int queue_nonempty(struct tp_pool *p)
@@ -160,13 +164,19 @@ static void *worker_main(void *arg)
             /* a work object submitted many times: take a share of its submissions (up
              * to TP_BATCH) and run them back to back, one lock round trip for all; the
              * other workers take the rest. Each still is one callback. */
-            uint32_t take = 1;
-            if (o->kind == TPK_WORK && o->pending > 1) {
-                take = o->pending / (p->nthreads ? p->nthreads : 1);
-                take = take < 1 ? 1 : take > TP_BATCH ? TP_BATCH : take;
-            }
-            o->pending -= take;
-            if (o->pending == 0) {
+            uint32_t take, cur = PENDING(o);
+            do {                         /* racing only with tp_submit's fast path */
+                take = 1;
+                if (o->kind == TPK_WORK && cur > 1) {
+                    /* a share for each thread the pool could run them on (at most 4 per
+                     * CPU): a batch never takes work another allowed thread could do */
+                    uint32_t target = p->max < 4 * (uint32_t)ncpu() ? p->max : 4 * (uint32_t)ncpu();
+                    take = cur / (target ? target : 1);
+                    take = take < 1 ? 1 : take > TP_BATCH ? TP_BATCH : take;
+                }
+            } while (!__atomic_compare_exchange_n(&o->pending, &cur, cur - take, 0, __ATOMIC_ACQ_REL,
+                                                  __ATOMIC_ACQUIRE));
+            if (cur == take) {
                 __atomic_store_n(&p->qh[o->prio], o->qnext, __ATOMIC_RELAXED);
                 if (!o->qnext) p->qt[o->prio] = NULL;
                 o->queued = 0;
@@ -304,10 +314,19 @@ NSPA_HIDDEN void tp_obj_init(struct tp_obj *o, struct tp_pool *p, int prio, int 
 
 NSPA_HIDDEN void tp_submit(struct tp_obj *o, uintptr_t arg)
 {
+    /* Fast path, work objects: while the object is queued with submissions pending (a
+     * worker or a wake is already on its way to it), one more is one compare-and-swap,
+     * no lock. Only a worker or a cancel, under the lock, takes pending to 0, and they
+     * unlink it there; from 0 the slow path below queues it again. */
+    if (o->kind == TPK_WORK) {
+        uint32_t n = PENDING(o);
+        while (n)
+            if (__atomic_compare_exchange_n(&o->pending, &n, n + 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return;
+    }
     struct tp_pool *p = o->pool;
     EnterCriticalSection(&p->cs);
     o->arg = arg;
-    o->pending++;
+    __atomic_add_fetch(&o->pending, 1, __ATOMIC_ACQ_REL);
     if (!o->queued) q_push(p, o);
     wake_or_spawn(p);
     LeaveCriticalSection(&p->cs);
@@ -318,7 +337,7 @@ NSPA_HIDDEN void tp_submit(struct tp_obj *o, uintptr_t arg)
 static void finish(struct tp_pool *p, struct tp_obj *o, int *destroy)
 {
     o->running--;
-    if (o->running || o->pending) return;
+    if (o->running || PENDING(o)) return;
     if (o->waiters) WakeAllConditionVariable(&p->done);
     if (o->closed || o->free_after_run) {
         if (o->done_event) SetEvent(o->done_event);
@@ -361,8 +380,7 @@ NSPA_HIDDEN uint32_t tp_cancel_pending(struct tp_obj *o)
 {
     struct tp_pool *p = o->pool;
     EnterCriticalSection(&p->cs);
-    uint32_t n = o->pending;
-    o->pending = 0;
+    uint32_t n = __atomic_exchange_n(&o->pending, 0, __ATOMIC_ACQ_REL);
     if (o->queued) q_unlink(p, o);
     if (n && !o->running && o->waiters) WakeAllConditionVariable(&p->done);
     LeaveCriticalSection(&p->cs);
@@ -385,10 +403,10 @@ NSPA_HIDDEN void tp_wait_callbacks(struct tp_obj *o, int cancel)
     EnterCriticalSection(&p->cs);
     uint32_t self = cur_obj == o;        /* never wait for the caller's own callback */
     o->waiters++;
-    while (o->pending || o->running > self) SleepConditionVariableCS(&p->done, &p->cs, INFINITE);
+    while (PENDING(o) || o->running > self) SleepConditionVariableCS(&p->done, &p->cs, INFINITE);
     o->waiters--;
     /* closed meanwhile (a close racing with this wait): the last one out destroys */
-    int destroy = o->closed && !o->pending && !o->running && !o->waiters;
+    int destroy = o->closed && !PENDING(o) && !o->running && !o->waiters;
     LeaveCriticalSection(&p->cs);
     if (destroy) o->destroy(o);
 }
@@ -399,7 +417,7 @@ NSPA_HIDDEN void tp_obj_close(struct tp_obj *o, void *done)
     if (o->stop) o->stop(o);
     EnterCriticalSection(&p->cs);
     o->closed = 1;
-    int idle = !o->pending && !o->running && !o->waiters;
+    int idle = !PENDING(o) && !o->running && !o->waiters;
     if (!idle) o->done_event = done;
     LeaveCriticalSection(&p->cs);
     if (idle) {
@@ -444,7 +462,7 @@ NSPA_HIDDEN void tp_inst_disassociate(struct tp_inst *i)
     struct tp_pool *p = i->o->pool;
     EnterCriticalSection(&p->cs);
     i->o->running--;
-    if (!i->o->running && !i->o->pending && i->o->waiters) WakeAllConditionVariable(&p->done);
+    if (!i->o->running && !PENDING(i->o) && i->o->waiters) WakeAllConditionVariable(&p->done);
     LeaveCriticalSection(&p->cs);
     i->disassociated = 1;
     cur_obj = NULL;
@@ -509,7 +527,7 @@ NSPA_HIDDEN void tp_group_close_members(struct tp_group *g, int cancel, void *cl
         struct tp_pool *p = o->pool;
         uint32_t self = cur_obj == o;
         EnterCriticalSection(&p->cs);
-        while (o->pending || o->running > self) SleepConditionVariableCS(&p->done, &p->cs, INFINITE);
+        while (PENDING(o) || o->running > self) SleepConditionVariableCS(&p->done, &p->cs, INFINITE);
         o->waiters--;
         int simple = o->free_after_run;
         LeaveCriticalSection(&p->cs);

@@ -40,6 +40,8 @@
 
 #define F_REMOVED 1u                 /* removed while its callback runs: do not requeue */
 #define F_RUNNING 2u                 /* its callback runs (on the service or a waiter) */
+#define F_DIRECT  4u                 /* a local waiter will run this expiry (direct path) */
+#define DIRECT_GRACE_NS 500000ull    /* how long the service leaves it to that waiter */
 
 struct heap {
     struct tsvc_ent **a;
@@ -133,6 +135,31 @@ static void svc_sched_setup(void)
     }
 }
 
+/* When entry @e is due for the service: its due time, or, while a waiter of this
+ * process said it will run the expiry itself (F_DIRECT, the direct path), DIRECT_GRACE
+ * later: the service does not wake at the same instant as that waiter and contend
+ * with it for the lock; it runs the expiry only if the waiter did not. */
+static inline uint64_t due_for_service(const struct tsvc_ent *e)
+{
+    return (e->flags & F_DIRECT) ? e->due + DIRECT_GRACE_NS : e->due;
+}
+
+/* lk held: an entry of @h due for the service at @now, or NULL and *@when = the next
+ * time one is. The root and its two children are looked at: below a child that is not
+ * due nothing is (heap order), so only entries under two F_DIRECT entries in their
+ * grace can be served late, by at most the grace. */
+static struct tsvc_ent *heap_due(struct heap *h, uint64_t now, uint64_t *when)
+{
+    uint64_t w = UINT64_MAX;
+    for (uint32_t i = 0; i < 3 && i < h->n; i++) {
+        uint64_t d = due_for_service(h->a[i]);
+        if (d <= now) return h->a[i];
+        if (d < w) w = d;
+    }
+    *when = w;
+    return NULL;
+}
+
 /* Run @e's callback (taken off its heap; lk held, dropped meanwhile), then queue it
  * again if it is periodic and nobody removed or re-armed it. */
 static void run_entry(struct tsvc_ent *e, uint64_t now)
@@ -162,31 +189,26 @@ static void *svc_main(void *arg)
     svc_sched_setup();
     pthread_mutex_lock(&lk);
     for (;;) {
-        uint64_t now_m = nspa_clock_ns(CLOCK_MONOTONIC), now_r = nspa_clock_ns(CLOCK_REALTIME);
+        uint64_t now[2] = { nspa_clock_ns(CLOCK_MONOTONIC), nspa_clock_ns(CLOCK_REALTIME) };
+        uint64_t when[2] = { UINT64_MAX, UINT64_MAX };
         struct tsvc_ent *e = NULL;
-        uint64_t now = 0;
-        if (heaps[0].n && heaps[0].a[0]->due <= now_m) { e = heaps[0].a[0]; now = now_m; }
-        else if (heaps[1].n && heaps[1].a[0]->due <= now_r) { e = heaps[1].a[0]; now = now_r; }
+        for (int k = 0; k < 2 && !e; k++) e = heap_due(&heaps[k], now[k], &when[k]);
         if (e) {
             heap_del(heap_of(e), e);
-            run_entry(e, now);
+            run_entry(e, now[e->clock == CLOCK_REALTIME]);
             continue;
         }
-        /* sleep until the earliest entry, on its own clock */
+        /* sleep until the earliest time something is due, on its own clock */
         struct timespec ts, *tp = NULL;
         clockid_t clk = CLOCK_MONOTONIC;
-        if (heaps[0].n) {
-            ts = nspa_ts_from_ns(heaps[0].a[0]->due);
+        if (when[0] != UINT64_MAX) {
+            ts = nspa_ts_from_ns(when[0]);
             tp = &ts;
         }
-        if (heaps[1].n) {
-            uint64_t dr = heaps[1].a[0]->due;
-            uint64_t as_m = dr - now_r + now_m;
-            if (!tp || as_m < heaps[0].a[0]->due) {
-                ts = nspa_ts_from_ns(dr);
-                tp = &ts;
-                clk = CLOCK_REALTIME;
-            }
+        if (when[1] != UINT64_MAX && (!tp || when[1] - now[1] + now[0] < when[0])) {
+            ts = nspa_ts_from_ns(when[1]);
+            tp = &ts;
+            clk = CLOCK_REALTIME;
         }
         uint32_t s = atomic_load_explicit(&seq, memory_order_acquire);
         pthread_mutex_unlock(&lk);
@@ -325,6 +347,7 @@ NSPA_HIDDEN int tsvc_due_mono(struct tsvc_ent *e, uint64_t *due)
     pthread_once(&lk_once, lk_init);
     pthread_mutex_lock(&lk);
     int q = e->idx >= 0 && !(e->flags & F_RUNNING);
+    if (q) e->flags |= F_DIRECT;         /* the service leaves this expiry to the caller */
     uint64_t d = e->due;
     clockid_t clk = e->clock;
     pthread_mutex_unlock(&lk);
