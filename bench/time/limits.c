@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stats.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -25,19 +26,6 @@ static double now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, int p)
-{
-    if (n <= 0) return 0;
-    qsort(v, n, sizeof(double), dcmp);
-    return v[(long long)(n - 1) * p / 100];
 }
 
 static void result(const char *bench, const char *unit, double v, const char *better)
@@ -69,8 +57,8 @@ static int oneshot(int n)
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
         v[i] = now_us() - due;
     }
-    result("oneshot_p50", "us", pct(v, n, 50), "lower");
-    result("oneshot_p99", "us", pct(v, n, 99), "lower");
+    result("oneshot_p50", "us", bench_pct(v, n, 50), "lower");
+    result("oneshot_p99", "us", bench_pct(v, n, 99), "lower");
     return 0;
 }
 
@@ -90,8 +78,8 @@ static int periodic(int secs)
     double periods = (now_us() - start) / 1000.0;
     result("periodic_expiries", "count", seen, "higher");
     result("periodic_seen_ratio", "ratio", seen / periods, "higher");
-    result("periodic_p50", "us", pct(v, seen < cap ? seen : cap, 50), "lower");
-    result("periodic_p99", "us", pct(v, seen < cap ? seen : cap, 99), "lower");
+    result("periodic_p50", "us", bench_pct(v, seen < cap ? seen : cap, 50), "lower");
+    result("periodic_p99", "us", bench_pct(v, seen < cap ? seen : cap, 99), "lower");
     /* the same figures stand for the multimedia timer's peer */
     printf("RESULT bench=mmperiodic_expiries impl=raw unit=count value=%d better=higher\n", seen);
     return 0;
@@ -138,8 +126,8 @@ static int handoff(int n, int gap_us)
     pthread_cond_signal(&cv);
     pthread_mutex_unlock(&m);
     pthread_join(t, NULL);
-    result(gap_us ? "tp_submit_idle_p50" : "tp_submit_p50", "us", pct(v, n, 50), "lower");
-    result(gap_us ? "tp_submit_idle_p99" : "tp_submit_p99", "us", pct(v, n, 99), "lower");
+    result(gap_us ? "tp_submit_idle_p50" : "tp_submit_p50", "us", bench_pct(v, n, 50), "lower");
+    result(gap_us ? "tp_submit_idle_p99" : "tp_submit_p99", "us", bench_pct(v, n, 99), "lower");
     return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stats.h"
 
 static double now_us(void)
 {
@@ -36,19 +37,6 @@ static double now_us(void)
     }
     QueryPerformanceCounter(&c);
     return (double)c.QuadPart * us_per_tick;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, int p)
-{
-    if (n <= 0) return 0;
-    qsort(v, n, sizeof(double), dcmp);
-    return v[(long long)(n - 1) * p / 100];
 }
 
 static void result(const char *bench, const char *impl, const char *unit, double v, const char *better)
@@ -82,8 +70,8 @@ static int oneshot(const char *impl, int n)
         if (WaitForSingleObject(t, 1000) != WAIT_OBJECT_0) return 1;
         v[i] = now_us() - (t0 + 1000.0);
     }
-    result("oneshot_p50", impl, "us", pct(v, n, 50), "lower");
-    result("oneshot_p99", impl, "us", pct(v, n, 99), "lower");
+    result("oneshot_p50", impl, "us", bench_pct(v, n, 50), "lower");
+    result("oneshot_p99", impl, "us", bench_pct(v, n, 99), "lower");
     return 0;
 }
 
@@ -102,9 +90,9 @@ static void report_periodic(const char *pre, const char *impl, int n, double per
     result(b, impl, "ratio", seen / periods, "higher");
     int m = seen < lat_cap ? seen : lat_cap;
     snprintf(b, sizeof(b), "%s_p50", pre);
-    result(b, impl, "us", pct(lat, m, 50), "lower");
+    result(b, impl, "us", bench_pct(lat, m, 50), "lower");
     snprintf(b, sizeof(b), "%s_p99", pre);
-    result(b, impl, "us", pct(lat, m, 99), "lower");
+    result(b, impl, "us", bench_pct(lat, m, 99), "lower");
     snprintf(b, sizeof(b), "%s_doubled", pre);
     result(b, impl, "count", seen > periods + 1 ? seen - (periods + 1) : 0, "lower");
 }
@@ -187,8 +175,8 @@ static int tp_latency(const char *impl, int n, int gap_us)
     }
     WaitForThreadpoolWorkCallbacks(w, FALSE);
     CloseThreadpoolWork(w);
-    result(gap_us ? "tp_submit_idle_p50" : "tp_submit_p50", impl, "us", pct(v, n, 50), "lower");
-    result(gap_us ? "tp_submit_idle_p99" : "tp_submit_p99", impl, "us", pct(v, n, 99), "lower");
+    result(gap_us ? "tp_submit_idle_p50" : "tp_submit_p50", impl, "us", bench_pct(v, n, 50), "lower");
+    result(gap_us ? "tp_submit_idle_p99" : "tp_submit_p99", impl, "us", bench_pct(v, n, 99), "lower");
     return 0;
 }
 

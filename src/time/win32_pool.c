@@ -46,6 +46,18 @@ static void obj_setup(struct tp_obj *o, uint32_t kind, void *fn, void *ctx, PTP_
     }
 }
 
+/* a zeroed object of @size for callback @fn, or NULL with the last error set */
+static void *obj_alloc(size_t size, const void *fn)
+{
+    if (!fn) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return NULL;
+    }
+    void *p = calloc(1, size);
+    if (!p) SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+    return p;
+}
+
 static void obj_destroy_free(struct tp_obj *o)
 {
     tp_obj_release(o);
@@ -84,15 +96,8 @@ static void work_invoke(struct tp_obj *o, struct tp_inst *i, uintptr_t arg)
 
 NSPA_EXPORT PTP_WORK WINAPI CreateThreadpoolWork(PTP_WORK_CALLBACK fn, PVOID ctx, PTP_CALLBACK_ENVIRON env)
 {
-    if (!fn) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return NULL;
-    }
-    struct tp_obj *o = calloc(1, sizeof(*o));
-    if (!o) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
-        return NULL;
-    }
+    struct tp_obj *o = obj_alloc(sizeof(*o), (const void *)fn);
+    if (!o) return NULL;
     o->invoke = work_invoke;
     o->destroy = obj_destroy_free;
     obj_setup(o, TPK_WORK, (void *)fn, ctx, env);
@@ -133,15 +138,8 @@ static void simple_invoke(struct tp_obj *o, struct tp_inst *i, uintptr_t arg)
 
 NSPA_EXPORT BOOL WINAPI TrySubmitThreadpoolCallback(PTP_SIMPLE_CALLBACK fn, PVOID ctx, PTP_CALLBACK_ENVIRON env)
 {
-    if (!fn) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return FALSE;
-    }
-    struct tp_obj *o = calloc(1, sizeof(*o));
-    if (!o) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
-        return FALSE;
-    }
+    struct tp_obj *o = obj_alloc(sizeof(*o), (const void *)fn);
+    if (!o) return FALSE;
     o->invoke = simple_invoke;
     o->destroy = obj_destroy_free;
     o->free_after_run = 1;
@@ -184,15 +182,8 @@ static void timer_destroy(struct tp_obj *o)
 
 NSPA_EXPORT PTP_TIMER WINAPI CreateThreadpoolTimer(PTP_TIMER_CALLBACK fn, PVOID ctx, PTP_CALLBACK_ENVIRON env)
 {
-    if (!fn) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return NULL;
-    }
-    struct tp_timer_obj *t = calloc(1, sizeof(*t));
-    if (!t) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
-        return NULL;
-    }
+    struct tp_timer_obj *t = obj_alloc(sizeof(*t), (const void *)fn);
+    if (!t) return NULL;
     InitializeCriticalSection(&t->cs);
     t->e.idx = -1;
     t->e.fire = timer_fire;
@@ -287,15 +278,8 @@ static void wait_destroy(struct tp_obj *o)
 
 NSPA_EXPORT PTP_WAIT WINAPI CreateThreadpoolWait(PTP_WAIT_CALLBACK fn, PVOID ctx, PTP_CALLBACK_ENVIRON env)
 {
-    if (!fn) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return NULL;
-    }
-    struct tp_wait_obj *w = calloc(1, sizeof(*w));
-    if (!w) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
-        return NULL;
-    }
+    struct tp_wait_obj *w = obj_alloc(sizeof(*w), (const void *)fn);
+    if (!w) return NULL;
     InitializeCriticalSection(&w->cs);
     w->r.obj = &w->o;
     w->r.once = 1;
