@@ -12,6 +12,13 @@
 #define LD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 #define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 
+static double now_ms(void)
+{
+    LARGE_INTEGER c;
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart / 10000.0;
+}
+
 static int nthreads(void)
 {
     int n = 0;
@@ -53,9 +60,15 @@ static void test_work(void)
 
 static void test_pool_limits(void)
 {
-    /* the default pool's workers of test_work retire first (TP_IDLE_MS, 1 s) */
-    CHECK(W32T_EVENTUALLY(nthreads() == 1));
+    /* the default pool's workers of test_work retire first (TP_IDLE_MS, 1 s): wait
+     * until the count holds still for longer than that */
     int before = nthreads();
+    for (int i = 0; i < 20; i++) {
+        Sleep(1200);
+        int now = nthreads();
+        if (now == before) break;
+        before = now;
+    }
     PTP_POOL p = CreateThreadpool(NULL);
     REQUIRE(p != NULL);
     SetThreadpoolThreadMaximum(p, 2);
@@ -130,6 +143,9 @@ static void test_priorities(void)
     CloseHandle(gate);
 }
 
+/* checks made on pool threads are counted here and checked by the main thread */
+static LONG cb_errors;
+
 /* instance calls and the priority reset */
 static CRITICAL_SECTION cs;
 static HANDLE ev, sem, mtx;
@@ -142,7 +158,7 @@ static void CALLBACK inst_cb(PTP_CALLBACK_INSTANCE inst, PVOID ctx)
     ReleaseSemaphoreWhenCallbackReturns(inst, sem, 2);
     ReleaseMutexWhenCallbackReturns(inst, mtx);
     LeaveCriticalSectionWhenCallbackReturns(inst, &cs);
-    CHECK(!CallbackMayRunLong(inst));       /* a pool of one: no other thread */
+    if (CallbackMayRunLong(inst)) InterlockedIncrement(&cb_errors);   /* a pool of one: no other thread */
     SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_ABOVE_NORMAL);
 }
 static void CALLBACK prio_cb(PTP_CALLBACK_INSTANCE inst, PVOID ctx) { ST(prio_seen, GetThreadPriority(GetCurrentThread())); }
@@ -219,12 +235,14 @@ static void test_timer(void)
     CHECK_EQ(LD(tcount), 1);
     /* periodic, then stopped with NULL */
     due = rel_ft(5);
+    double t0 = now_ms();
     CHECK(!SetThreadpoolTimerEx(t, &due, 5, 10));
     Sleep(100);
     CHECK(SetThreadpoolTimerEx(t, NULL, 0, 0));       /* it was set */
+    int most = (int)((now_ms() - t0) / 5) + 2;        /* + the one-shot before */
     WaitForThreadpoolTimerCallbacks(t, TRUE);
     LONG n = LD(tcount);
-    CHECK(n >= 6 && n <= 22);          /* late under load is fine; more is not */
+    CHECK(n >= 3 && n <= most);        /* late under load is fine; more is not */
     Sleep(30);
     CHECK_EQ(LD(tcount), n);
     CloseThreadpoolTimer(t);
@@ -259,9 +277,16 @@ static void test_wait(void)
 }
 
 static volatile LONG cancels;
+static DWORD WINAPI open_gate_later(LPVOID p)
+{
+    Sleep(50);
+    SetEvent(gate);
+    return 0;
+}
+
 static void CALLBACK cancel_cb(PVOID obj_ctx, PVOID cleanup_ctx)
 {
-    CHECK(cleanup_ctx == (PVOID)0x55);
+    if (cleanup_ctx != (PVOID)0x55) InterlockedIncrement(&cb_errors);
     InterlockedIncrement(&cancels);
 }
 
@@ -286,8 +311,11 @@ static void test_cleanup_group(void)
     CHECK(W32T_EVENTUALLY(LD(concurrent) == 1));
     SubmitThreadpoolWork(w);
     SubmitThreadpoolWork(w);
-    SetEvent(gate);           /* the blocker ends while the group closes */
+    /* the blocker ends 50 ms into the close, so w's two are still pending then */
+    HANDLE opener = CreateThread(NULL, 0, open_gate_later, NULL, 0, NULL);
     CloseThreadpoolCleanupGroupMembers(g, TRUE, (PVOID)0x55);
+    WaitForSingleObject(opener, INFINITE);
+    CloseHandle(opener);
     CHECK(LD(cancels) >= 1);  /* w had pending submissions */
     CHECK(LD(counter) <= 3);
     CloseThreadpoolCleanupGroup(g);
@@ -350,5 +378,6 @@ int main(void)
     test_wait();
     test_cleanup_group();
     test_legacy();
+    CHECK_EQ(LD(cb_errors), 0);
     return nspa_test_done();
 }

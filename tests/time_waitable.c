@@ -143,8 +143,11 @@ static void test_states(void)
     while (now_ms() - t0 < 205)
         if (WaitForSingleObject(p, 30) == WAIT_OBJECT_0) n++;
     CHECK(CancelWaitableTimer(p));
-    CHECK(n >= 8 && n <= 21);          /* late under load is fine; more is a doubled expiry */
-    if (n < 8 || n > 21) fprintf(stderr, "periodic: %d expiries\n", n);
+    /* late under load is fine; more than the periods elapsed is a doubled expiry */
+    int most = (int)((now_ms() - t0) / 10) + 1;
+    CHECK(n >= 2 && n <= most);        /* an auto timer's unconsumed expiries coalesce */
+    if (n < 2 || n > most) fprintf(stderr, "periodic: %d expiries\n", n);
+    WaitForSingleObject(p, 0);          /* an expiry just before the cancel stays signaled */
     CHECK_EQ(WaitForSingleObject(p, 40), WAIT_TIMEOUT);      /* cancelled for good */
 
     /* with an event in WaitForMultipleObjects (any), and wait-all */
@@ -224,9 +227,10 @@ static void test_completion_routine(void)
     double t0 = now_ms();
     while (now_ms() - t0 < 100) SleepEx(50, TRUE);
     CHECK(CancelWaitableTimer(t));
+    int most = (int)((now_ms() - t0) / 5) + 1;
     SleepEx(0, TRUE);
     LONG n = apc_calls;
-    CHECK(n >= 5 && n <= 21);
+    CHECK(n >= 2 && n <= most);
     Sleep(30);
     CHECK_EQ(SleepEx(0, TRUE), 0);                   /* nothing after the cancel */
     CloseHandle(t);

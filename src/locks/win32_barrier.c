@@ -25,8 +25,9 @@
 static int one_cpu(void)
 {
     static int n;
-    if (!n) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    return n <= 1;
+    int v = __atomic_load_n(&n, __ATOMIC_RELAXED);
+    if (!v) __atomic_store_n(&n, v = (int)sysconf(_SC_NPROCESSORS_ONLN), __ATOMIC_RELAXED);
+    return v <= 1;
 }
 
 NSPA_EXPORT BOOL WINAPI InitializeSynchronizationBarrier(LPSYNCHRONIZATION_BARRIER b, LONG total, LONG spin)

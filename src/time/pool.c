@@ -47,7 +47,9 @@ struct tp_pool {
     CONDITION_VARIABLE done;
     struct tp_obj *qh[3], *qt[3];
     struct tp_worker *idle;              /* idle workers, most recent first */
-    uint32_t nthreads, max, min, nobjs;
+    uint32_t nthreads, max, min;
+    uint32_t refs;                       /* atomic: 1 until closed, + each worker thread,
+                                          * + each object; the last one out frees it */
     uint32_t nstarting;                  /* started, not yet at their first look */
     int closed, is_default;
 };
@@ -66,6 +68,7 @@ static void pool_init(struct tp_pool *p)
     InitializeCriticalSection(&p->cs);
     InitializeConditionVariable(&p->done);
     p->max = 500;                        /* Windows' default pool allows 512 */
+    p->refs = 1;
     p->min = 0;
 }
 
@@ -88,16 +91,15 @@ NSPA_HIDDEN struct tp_pool *tp_pool_new(void)
     return p;
 }
 
-/* cs held; returns 1 when the pool must be freed (after the unlock) */
-static int pool_gone(struct tp_pool *p)
+/* Drop a reference, after the caller's last touch of the pool (its LeaveCriticalSection
+ * included: a priority-inheriting section is still read by its leaver after the lock
+ * word is free, so nobody may free it on seeing it unlocked). */
+static void pool_unref(struct tp_pool *p)
 {
-    return p->closed && !p->is_default && !p->nthreads && !p->nobjs;
-}
-
-static void pool_free(struct tp_pool *p)
-{
-    DeleteCriticalSection(&p->cs);
-    free(p);
+    if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        DeleteCriticalSection(&p->cs);
+        free(p);
+    }
 }
 
 /* ---- the queue (cs held) -------------------------------------------------------- */
@@ -135,8 +137,9 @@ static void wake_or_spawn(struct tp_pool *p);
 static int ncpu(void)
 {
     static int n;
-    if (!n) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? n : 1;
+    int v = __atomic_load_n(&n, __ATOMIC_RELAXED);
+    if (!v) __atomic_store_n(&n, v = (int)sysconf(_SC_NPROCESSORS_ONLN), __ATOMIC_RELAXED);
+    return v > 0 ? v : 1;
 }
 
 static int multi_cpu(void) { return ncpu() > 1; }
@@ -221,9 +224,8 @@ static void *worker_main(void *arg)
         if (!woke && p->nthreads > p->min && !p->qh[0] && !p->qh[1] && !p->qh[2]) break;
     }
     p->nthreads--;
-    int gone = pool_gone(p);
     LeaveCriticalSection(&p->cs);
-    if (gone) pool_free(p);
+    pool_unref(p);
     return NULL;
 }
 
@@ -246,9 +248,12 @@ static void wake_or_spawn(struct tp_pool *p)
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    __atomic_add_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);     /* the thread's */
     if (pthread_create(&t, &at, worker_main, p) == 0) {
         p->nthreads++;
         p->nstarting++;
+    } else {
+        __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);  /* never the last: ours */
     }
     /* else: no thread now; the next submission or a busy worker takes the work */
     pthread_attr_destroy(&at);
@@ -295,9 +300,8 @@ NSPA_HIDDEN void tp_pool_close(struct tp_pool *p)
         WakeConditionVariable(&w->cv);
     }
     p->idle = NULL;
-    int gone = pool_gone(p);
     LeaveCriticalSection(&p->cs);
-    if (gone) pool_free(p);
+    pool_unref(p);                       /* the pool's own reference */
 }
 
 /* ---- objects ------------------------------------------------------------------------ */
@@ -307,9 +311,7 @@ NSPA_HIDDEN void tp_obj_init(struct tp_obj *o, struct tp_pool *p, int prio, int 
     o->pool = p;
     o->prio = (uint8_t)((unsigned)prio < 3 ? prio : 1);
     o->long_fn = (uint8_t)long_fn;
-    EnterCriticalSection(&p->cs);
-    p->nobjs++;
-    LeaveCriticalSection(&p->cs);
+    __atomic_add_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);
 }
 
 NSPA_HIDDEN void tp_submit(struct tp_obj *o, uintptr_t arg)
@@ -435,11 +437,7 @@ NSPA_HIDDEN void tp_obj_release(struct tp_obj *o)
         struct tp_inst inst = { .o = o };
         o->fin_cb(&inst, o->ctx);
     }
-    EnterCriticalSection(&p->cs);
-    p->nobjs--;
-    int gone = pool_gone(p);
-    LeaveCriticalSection(&p->cs);
-    if (gone) pool_free(p);
+    pool_unref(p);
 }
 
 NSPA_HIDDEN struct tp_obj *tp_current(void) { return cur_obj; }

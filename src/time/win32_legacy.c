@@ -199,8 +199,10 @@ struct tqueue {
     CONDITION_VARIABLE cv;               /* a timer of it was destroyed */
     struct qtimer *timers;
     uint32_t live;                       /* timers not destroyed yet */
-    int deleted;                         /* 1: the last destroy frees it; 2: the deleter */
-    HANDLE done;                         /* DeleteTimerQueueEx's event */
+    uint32_t refs;                       /* atomic: 1 until deleted + one per live timer;
+                                          * the last one out frees it (after its unlock) */
+    int deleted;
+    HANDLE done;                         /* DeleteTimerQueueEx's event, set once */
 };
 
 struct qtimer {
@@ -218,6 +220,7 @@ static void q_init(void)
 {
     InitializeCriticalSection(&default_queue.cs);
     InitializeConditionVariable(&default_queue.cv);
+    default_queue.refs = 1;              /* never deleted */
     timer_thread = tp_pool_new();
     if (timer_thread) tp_pool_set_max(timer_thread, 1);
 }
@@ -242,6 +245,19 @@ static void queue_free(struct tqueue *q)
     free(q);
 }
 
+static void queue_unref(struct tqueue *q)
+{
+    if (__atomic_sub_fetch(&q->refs, 1, __ATOMIC_ACQ_REL) == 0) queue_free(q);
+}
+
+/* q->cs held: the deleted queue's last timer is gone: its event, once */
+static HANDLE queue_done_event(struct tqueue *q)
+{
+    HANDLE d = q->deleted && !q->live ? q->done : NULL;
+    if (d) q->done = NULL;
+    return d == INVALID_HANDLE_VALUE ? NULL : d;
+}
+
 static void qtimer_destroy(struct tp_obj *o)
 {
     struct qtimer *t = (struct qtimer *)o;
@@ -252,13 +268,10 @@ static void qtimer_destroy(struct tp_obj *o)
     EnterCriticalSection(&q->cs);
     q->live--;
     WakeAllConditionVariable(&q->cv);
-    int gone = q->deleted == 1 && !q->live;
-    HANDLE done = q->done;
+    HANDLE done = queue_done_event(q);
     LeaveCriticalSection(&q->cs);
-    if (gone) {
-        if (done && done != INVALID_HANDLE_VALUE) SetEvent(done);
-        queue_free(q);
-    }
+    if (done) SetEvent(done);
+    queue_unref(q);
 }
 
 static struct tqueue *queue_of(HANDLE h)
@@ -277,6 +290,7 @@ NSPA_EXPORT HANDLE WINAPI CreateTimerQueue(void)
     }
     InitializeCriticalSection(&q->cs);
     InitializeConditionVariable(&q->cv);
+    q->refs = 1;
     HANDLE h = lh_alloc(q, LH_QUEUE);
     if (!h) {
         queue_free(q);
@@ -319,6 +333,7 @@ NSPA_EXPORT BOOL WINAPI CreateTimerQueueTimer(PHANDLE out, HANDLE queue, WAITORT
         if (q->timers) q->timers->prev = t;
         q->timers = t;
         q->live++;
+        __atomic_add_fetch(&q->refs, 1, __ATOMIC_ACQ_REL);
     }
     LeaveCriticalSection(&q->cs);
     if (dead || !h) {
@@ -379,9 +394,8 @@ NSPA_EXPORT BOOL WINAPI DeleteTimerQueueEx(HANDLE queue, HANDLE ev)
     pthread_mutex_unlock(&lh_lock);
     int busy = 0;
     EnterCriticalSection(&q->cs);
-    q->deleted = ev == INVALID_HANDLE_VALUE ? 2 : 1;
+    q->deleted = 1;
     q->done = ev;
-    q->live++;                           /* ours: the queue stays until we are done */
     for (struct qtimer *t; (t = q->timers);) {
         q->timers = t->next;
         t->next = t->prev = NULL;
@@ -393,26 +407,21 @@ NSPA_EXPORT BOOL WINAPI DeleteTimerQueueEx(HANDLE queue, HANDLE ev)
         tp_obj_close(&t->o, NULL);
         EnterCriticalSection(&q->cs);
     }
-    q->live--;
     if (ev == INVALID_HANDLE_VALUE) {
         /* a callback of this queue deleting it does not wait for itself */
         struct tp_obj *cur = tp_current();
         uint32_t self = cur && cur->destroy == qtimer_destroy && ((struct qtimer *)cur)->q == q;
         while (q->live > self) SleepConditionVariableCS(&q->cv, &q->cs, INFINITE);
-        q->deleted = 1;                  /* a self callback's destroy frees it */
-        int last = !q->live;
         LeaveCriticalSection(&q->cs);
-        if (last) queue_free(q);
+        queue_unref(q);                  /* the queue's own reference */
         return TRUE;
     }
     int gone = !q->live;
+    HANDLE done = queue_done_event(q);   /* else the last timer's destroy sets it */
     LeaveCriticalSection(&q->cs);
-    if (gone) {
-        if (ev) SetEvent(ev);
-        queue_free(q);
-        return TRUE;
-    }
-    return busy ? fail(ERROR_IO_PENDING) : TRUE;
+    if (done) SetEvent(done);
+    queue_unref(q);
+    return gone || !busy ? TRUE : fail(ERROR_IO_PENDING);
 }
 
 NSPA_EXPORT BOOL WINAPI DeleteTimerQueue(HANDLE queue) { return DeleteTimerQueueEx(queue, NULL); }

@@ -153,6 +153,7 @@ NSPA_EXPORT MMRESULT WINAPI timeSetEvent(UINT delay, UINT resolution, LPTIMECALL
             break;
         }
     }
+    UINT id = t->id;                     /* a one-shot may fire and be freed before we return */
     t->next = timers;
     timers = t;
     t->e.due = nspa_clock_ns(CLOCK_MONOTONIC) + (uint64_t)delay * 1000000ull;
@@ -163,7 +164,7 @@ NSPA_EXPORT MMRESULT WINAPI timeSetEvent(UINT delay, UINT resolution, LPTIMECALL
         free(t);
         return 0;
     }
-    return t->id;
+    return id;
 }
 
 NSPA_EXPORT MMRESULT WINAPI timeKillEvent(UINT id)
