@@ -56,6 +56,11 @@ static int spin_limit(void)
     return n;
 }
 
+/* An object's type read once the wait is queued: a granter may already have taken this
+ * waiter off the queue and the last handle closed and freed the record (type 0; records
+ * stay mapped), so the read is atomic. */
+static inline int otype(const struct sobj *o) { return __atomic_load_n(&o->type, __ATOMIC_RELAXED); }
+
 /* ---- the fast path -------------------------------------------------------------------- */
 
 /* Take @o for @owner with one CAS while nobody waits on it. Returns 0 / -EOWNERDEAD /
@@ -213,7 +218,7 @@ static uint32_t watch_owners(struct sobj *const *objs, uint32_t n, struct nspa_f
     if (!ns) return 0;
     for (uint32_t i = 0; i < n; i++) {
         struct sobj *o = objs[i];
-        if (o->type != NSPA_TYPE_MUTEX) continue;
+        if (otype(o) != NSPA_TYPE_MUTEX) continue;
         uint32_t owner = mtx_owner(atomic_load_explicit(&o->word, memory_order_acquire));
         if (!owner) continue;
         struct thr *ot = thr_by_tid(owner);
@@ -235,7 +240,7 @@ static uint32_t watch_owners(struct sobj *const *objs, uint32_t n, struct nspa_f
 static void boost_owners(struct sobj *const *objs, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (objs[i]->type == NSPA_TYPE_MUTEX) pi_update_owner_of(objs[i], 0);
+        if (otype(objs[i]) == NSPA_TYPE_MUTEX) pi_update_owner_of(objs[i], 0);
 }
 
 /* Sleep until @t's futex word changes from @v, a watched owner dies, @deadline (ns on
@@ -317,7 +322,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
 
     int pi_pending = 0;
     for (uint32_t i = 0; i < count; i++) {
-        if (objs[i]->type != NSPA_TYPE_MUTEX) continue;
+        if (otype(objs[i]) != NSPA_TYPE_MUTEX) continue;
         uint32_t ow = mtx_owner(atomic_load(&objs[i]->word));
         if (!ow) continue;
         if (key && pi_enabled()) pi_pending = 1;
@@ -326,7 +331,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
     }
     uint64_t pi_at = pi_pending ? nspa_clock_ns(clk) + PI_DELAY_NS : UINT64_MAX;
     int spin_mutex = 0;
-    for (uint32_t i = 0; i < count; i++) spin_mutex |= objs[i]->type == NSPA_TYPE_MUTEX;
+    for (uint32_t i = 0; i < count; i++) spin_mutex |= otype(objs[i]) == NSPA_TYPE_MUTEX;
     int boosted = 0;
 
     struct nspa_futex_waitv wv[WAIT_SLOTS + 1];
@@ -445,7 +450,7 @@ static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct 
     for (;;) {
         uint64_t due = UINT64_MAX, d;
         for (uint32_t i = 0; i < count; i++)
-            if (objs[i]->type == NSPA_TYPE_TIMER && h->due((uintptr_t)objs[i], &d) && d < due) due = d;
+            if (otype(objs[i]) == NSPA_TYPE_TIMER && h->due((uintptr_t)objs[i], &d) && d < due) due = d;
         if (due >= args->timeout) break;
         struct nspa_wait_args a = *args;
         a.timeout = due;
@@ -455,7 +460,7 @@ static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct 
             return r;
         }
         for (uint32_t i = 0; i < count; i++)
-            if (objs[i]->type == NSPA_TYPE_TIMER) h->expire((uintptr_t)objs[i]);
+            if (otype(objs[i]) == NSPA_TYPE_TIMER) h->expire((uintptr_t)objs[i]);
     }
     return wait_slow(me, args, objs, count, args->alert != 0, all);
 }

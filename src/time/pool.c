@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include "nspa/win32/windows.h"
 #include "common/platform.h"
@@ -157,6 +158,7 @@ static void *worker_main(void *arg)
     struct tp_pool *p = arg;
     struct tp_worker w = { 0 };
     InitializeConditionVariable(&w.cv);
+    prctl(PR_SET_NAME, "nspa-tp", 0, 0, 0);
     int spun = 0;
     EnterCriticalSection(&p->cs);
     p->nstarting--;
