@@ -359,7 +359,7 @@ NSPA_HIDDEN int nspa__obj_create_data(int type, uint64_t word, uint32_t max, uin
                                       const char *name, nspa_obj_t *out)
 {
     if (!out) return -EFAULT;
-    return obj_create(type, word, max, ext, name, out);
+    return obj_create(type, word, max, ext, name, 0, out);
 }
 
 NSPA_HIDDEN int nspa__obj_data(nspa_obj_t h, int type, uint64_t *word, uint32_t *max, uint32_t *ext)
@@ -384,7 +384,7 @@ NSPA_HIDDEN const char *nspa__ns_path(void)
 NSPA_HIDDEN int nspa__obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, nspa_obj_t *out)
 {
     if (!sync_kind_of(type)) return -EINVAL;
-    return obj_create(type, word, max, ext, NULL, out);
+    return obj_create(type, word, max, ext, NULL, 0, out);
 }
 
 NSPA_HIDDEN struct sobj *nspa__obj_lookup(nspa_obj_t h, int type)
