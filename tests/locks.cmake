@@ -28,3 +28,6 @@ set_tests_properties(locks_inversion_cs locks_inversion_cond locks_cond_pi_order
 # PI sections' gate: without the periodic re-look a lost wake hangs the stress test
 # (ctest timeout) instead of costing 50 ms
 set_property(TEST locks_cs_stress locks_cond_stress APPEND PROPERTY ENVIRONMENT NSPA_CS_GATE_RECHECK_MS=0)
+# SList and synchronization barriers (issue 16)
+nspa_add_test(locks_slist SOURCES tests/locks_slist.c WIN32 THREADED)
+nspa_add_test(locks_barrier SOURCES tests/locks_barrier.c WIN32 THREADED)

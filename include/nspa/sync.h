@@ -42,8 +42,9 @@ enum nspa_obj_type {
     NSPA_TYPE_THREAD = 4,  /* a manual event set when a Win32 thread ends */
     NSPA_TYPE_FILE = 5,    /* a file or socket (src/io, docs/io.md) */
     NSPA_TYPE_IOCP = 6,    /* an I/O completion port (src/io, docs/io.md) */
-    NSPA_TYPE_SECTION = 12, /* a file mapping (src/vm, docs/vm.md); not waitable */
     NSPA_TYPE_PROCESS = 7, /* a manual event set when a process ends (Win32 layer) */
+    NSPA_TYPE_TIMER = 8,   /* a waitable timer (nspa/timer.h) */
+    NSPA_TYPE_SECTION = 12, /* a file mapping (src/vm, docs/vm.md); not waitable */
 };
 
 /* = struct ntsync_sem_args */

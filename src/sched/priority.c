@@ -129,9 +129,12 @@ static int nt_prio_access(uint32_t tid, int *get, const int *set)
     return 0;
 }
 
+__thread uint32_t nspa_sched_self_gen;
+
 NSPA_EXPORT int nspa_set_thread_priority(uint32_t tid, int p)
 {
     if (!tid) tid = nspa_thread_id();
+    if (tid == nspa_thread_id()) nspa_sched_self_gen++;
     int band = nspa_nt_band(__atomic_load_n(&priority_class, __ATOMIC_RELAXED), p);
     if (band < 0) return -EINVAL;
     int r = nt_prio_access(tid, NULL, &p);

@@ -22,6 +22,9 @@ static inline int nspa_sched_getattr(uint32_t tid, struct nspa_sched_attr *a)
     memset(a, 0, sizeof(*a));
     return (int)syscall(SYS_sched_getattr, (pid_t)tid, a, sizeof(*a), 0);
 }
+/* bumped whenever the calling thread changes its own NT priority or scheduling through
+ * NSPA (SetThreadPriority, MMCSS): the thread pools undo a callback's changes */
+extern __thread uint32_t nspa_sched_self_gen __attribute__((tls_model("initial-exec"))) NSPA_HIDDEN;
 /* a real-time setting was refused: say so once on stderr, remember it */
 NSPA_HIDDEN void rt_note_denied(void);
 /* a thread started by NSPA (CreateThread): its initial NT priority in the class */

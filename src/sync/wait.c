@@ -434,6 +434,42 @@ static int any_unqueued(struct sobj **objs, uint32_t n, uint32_t owner, uint64_t
     return timeout == 0 ? -ETIMEDOUT : FAST_MISS;
 }
 
+/* ---- timers armed by this process: the direct path (docs/time.md) ---------------------
+ * A waiter whose objects include a timer this process armed sleeps until the earliest
+ * of those due times (its own hrtimer, as a clock_nanosleep would) and then runs that
+ * expiry itself, which signals the timer for it and for every other waiter; the wait
+ * goes on with the caller's timeout. The timer service wakes at the same due time and
+ * finds the expiry done. Without this, every expiry was a hand-off from the service
+ * thread to the waiter: a second wake-up on another CPU. */
+static const struct nspa__timer_hooks *timer_hooks;
+
+NSPA_HIDDEN void nspa__set_timer_hooks(const struct nspa__timer_hooks *h)
+{
+    __atomic_store_n(&timer_hooks, h, __ATOMIC_RELEASE);
+}
+
+static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct sobj **objs, uint32_t count,
+                       int all)
+{
+    const struct nspa__timer_hooks *h = timer_hooks;
+    for (;;) {
+        uint64_t due = UINT64_MAX, d;
+        for (uint32_t i = 0; i < count; i++)
+            if (obj_type_now(objs[i]) == NSPA_TYPE_TIMER && h->due((uintptr_t)objs[i], &d) && d < due) due = d;
+        if (due >= args->timeout) break;
+        struct nspa_wait_args a = *args;
+        a.timeout = due;
+        int r = wait_slow(me, &a, objs, count, args->alert != 0, all);
+        if (r != -ETIMEDOUT) {
+            args->index = a.index;
+            return r;
+        }
+        for (uint32_t i = 0; i < count; i++)
+            if (obj_type_now(objs[i]) == NSPA_TYPE_TIMER) h->expire((uintptr_t)objs[i]);
+    }
+    return wait_slow(me, args, objs, count, args->alert != 0, all);
+}
+
 static int do_wait(struct nspa_wait_args *args, int all)
 {
     if (!args) return -EFAULT;
@@ -470,6 +506,8 @@ static int do_wait(struct nspa_wait_args *args, int all)
         if (won) return ended_result(args, atomic_load(&t->futex));
         if (args->timeout == 0) return -ETIMEDOUT;
     }
+    if (__atomic_load_n(&timer_hooks, __ATOMIC_ACQUIRE) && !(args->flags & NSPA_WAIT_REALTIME))
+        return wait_timers(me, args, objs, count, all);
     return wait_slow(me, args, objs, count, args->alert != 0, all);
 }
 

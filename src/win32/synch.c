@@ -580,3 +580,21 @@ NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD m
     }
     return wait_objects(1, &wait, FALSE, ms, alertable, 1);
 }
+
+/* ---- for the other Win32 files (waitable timers): the same name rules -------------- */
+
+NSPA_HIDDEN DWORD nspa__win32_name_w(LPCWSTR w, char *out, size_t cap) { return name_from_w(w, out, cap); }
+
+NSPA_HIDDEN const char *nspa__win32_name_a(LPCSTR name, DWORD *err)
+{
+    *err = 0;
+    if (!name || !*name) return NULL;
+    if (a_name_too_long(name)) {
+        *err = ERROR_FILENAME_EXCED_RANGE;
+        return NULL;
+    }
+    return strip_local(name);
+}
+
+NSPA_HIDDEN HANDLE nspa__win32_created(int r, nspa_obj_t h) { return created(r, h); }
+NSPA_HIDDEN HANDLE nspa__win32_open_named(int type, LPCSTR name) { return open_named(type, name); }

@@ -49,5 +49,12 @@ NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void);
 NSPA_HIDDEN nspa_obj_t nspa__win32_wait_handle(void *h);
 /* The calling thread is ending: its message queue and windows go (src/msg/). */
 NSPA_HIDDEN void nspa__msg_thread_exit(void);
+/* object names (synch.c): W names to UTF-8 (0 or an error code); A names checked and
+ * "Local\\" stripped (NULL: no name, or *err set); the Create and Open tails */
+#include "nspa/win32/windef.h"
+NSPA_HIDDEN DWORD nspa__win32_name_w(LPCWSTR w, char *out, size_t cap);
+NSPA_HIDDEN const char *nspa__win32_name_a(LPCSTR name, DWORD *err);
+NSPA_HIDDEN HANDLE nspa__win32_created(int r, nspa_obj_t h);
+NSPA_HIDDEN HANDLE nspa__win32_open_named(int type, LPCSTR name);
 #include "sync/sync_api.h"            /* the sync core internals the thread code uses */
 #endif

@@ -1,5 +1,5 @@
 /* NSPA Win32 layer: system information (sysinfoapi.h) — GetSystemInfo,
- * GetNativeSystemInfo, GetVersionEx. */
+ * GetNativeSystemInfo, GetVersionEx (src/win32), the system time (src/time/win32_clock.c). */
 #ifndef NSPA_WIN32_SYSINFOAPI_H
 #define NSPA_WIN32_SYSINFOAPI_H
 
@@ -67,6 +67,10 @@ void WINAPI GetNativeSystemInfo(LPSYSTEM_INFO info);
 BOOL WINAPI GetVersionExA(LPOSVERSIONINFOA info);
 BOOL WINAPI GetVersionExW(LPOSVERSIONINFOW info);
 DWORD WINAPI GetVersion(void);
+
+/* UTC as 100 ns units since 1601-01-01 (CLOCK_REALTIME) */
+void WINAPI GetSystemTimeAsFileTime(LPFILETIME ft);
+void WINAPI GetSystemTimePreciseAsFileTime(LPFILETIME ft);
 
 #ifdef UNICODE
 #define GetVersionEx GetVersionExW

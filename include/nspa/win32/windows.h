@@ -11,9 +11,25 @@
 #endif
 #if __has_include("heapapi.h")
 #include "heapapi.h"
+#include "synchapi_timers.h"
+#include "sysinfoapi.h"
+#include "interlockedapi.h"
+#include "synchapi_barrier.h"
+#include "threadpoolapiset.h"
+#include "threadpoollegacyapiset.h"
+#include "timeapi.h"
+#include "avrt.h"
 #endif
 #if __has_include("winternl.h")
 #include "winternl.h"
+#include "synchapi_timers.h"
+#include "sysinfoapi.h"
+#include "interlockedapi.h"
+#include "synchapi_barrier.h"
+#include "threadpoolapiset.h"
+#include "threadpoollegacyapiset.h"
+#include "timeapi.h"
+#include "avrt.h"
 #endif
 #include "winuser.h"
 #include "minwinbase.h"
@@ -37,4 +53,12 @@
 #include "shellapi.h"
 #include "consoleapi.h"
 
+#include "synchapi_timers.h"
+#include "sysinfoapi.h"
+#include "interlockedapi.h"
+#include "synchapi_barrier.h"
+#include "threadpoolapiset.h"
+#include "threadpoollegacyapiset.h"
+#include "timeapi.h"
+#include "avrt.h"
 #endif
