@@ -12,9 +12,6 @@
 #include "nspa_test.h"
 #include "win32_testutil.h"
 
-/* shared with callbacks on other threads: atomic accesses (TSan) */
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
-#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 
 extern char **environ;
 
@@ -54,7 +51,7 @@ static void CALLBACK register_and_leave(PTP_CALLBACK_INSTANCE i, PVOID ctx)
     DWORD idx = 0;
     AvSetMmThreadCharacteristicsA("Pro Audio", &idx);   /* never reverted */
 }
-static void CALLBACK read_policy(PTP_CALLBACK_INSTANCE i, PVOID ctx) { ST(cb_policy, policy()); }
+static void CALLBACK read_policy(PTP_CALLBACK_INSTANCE i, PVOID ctx) { W32T_ST(cb_policy, policy()); }
 
 static int mode_rt(void)
 {
@@ -97,8 +94,8 @@ static int mode_rt(void)
     SetThreadpoolCallbackPool(&env, p);
     CHECK(TrySubmitThreadpoolCallback(register_and_leave, NULL, &env));
     CHECK(TrySubmitThreadpoolCallback(read_policy, NULL, &env));
-    CHECK(W32T_EVENTUALLY(LD(cb_policy) != -1));
-    CHECK_EQ(LD(cb_policy), SCHED_OTHER);
+    CHECK(W32T_EVENTUALLY(W32T_LD(cb_policy) != -1));
+    CHECK_EQ(W32T_LD(cb_policy), SCHED_OTHER);
     CloseThreadpool(p);
     bad_input();
     return nspa_test_done();

@@ -6,16 +6,6 @@
 #include "nspa_test.h"
 #include "win32_testutil.h"
 
-/* shared with callbacks on other threads: atomic accesses (TSan) */
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
-#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
-
-static double now_ms(void)
-{
-    LARGE_INTEGER c;
-    QueryPerformanceCounter(&c);
-    return (double)c.QuadPart / 10000.0;
-}
 
 static volatile LONG calls, self_kill_calls;
 static MMRESULT self_kill_ret = 99;
@@ -24,14 +14,14 @@ static DWORD_PTR seen_user;
 
 static void CALLBACK cb(UINT id, UINT msg, DWORD_PTR user, DWORD_PTR a, DWORD_PTR b)
 {
-    ST(seen_id, id);
-    ST(seen_user, user);
+    W32T_ST(seen_id, id);
+    W32T_ST(seen_user, user);
     InterlockedIncrement(&calls);
 }
 
 static void CALLBACK self_kill(UINT id, UINT msg, DWORD_PTR user, DWORD_PTR a, DWORD_PTR b)
 {
-    if (InterlockedIncrement(&self_kill_calls) == 3) ST(self_kill_ret, timeKillEvent(id));
+    if (InterlockedIncrement(&self_kill_calls) == 3) W32T_ST(self_kill_ret, timeKillEvent(id));
 }
 
 int main(void)
@@ -56,31 +46,31 @@ int main(void)
     /* one-shot */
     UINT id = timeSetEvent(10, 1, cb, 0x77, TIME_ONESHOT);
     CHECK(id != 0);
-    CHECK(W32T_EVENTUALLY(LD(calls) == 1));
-    CHECK_EQ(LD(seen_id), id);
-    CHECK_EQ(LD(seen_user), 0x77);
+    CHECK(W32T_EVENTUALLY(W32T_LD(calls) == 1));
+    CHECK_EQ(W32T_LD(seen_id), id);
+    CHECK_EQ(W32T_LD(seen_user), 0x77);
     Sleep(30);
-    CHECK_EQ(LD(calls), 1);
+    CHECK_EQ(W32T_LD(calls), 1);
     CHECK_EQ(timeKillEvent(id), TIMERR_NOCANDO);          /* a fired one-shot is gone */
     /* periodic 5 ms for ~100 ms, killed: nothing after timeKillEvent returns */
-    ST(calls, 0);
-    double t1 = now_ms();
+    W32T_ST(calls, 0);
+    double t1 = w32t_now_ms();
     id = timeSetEvent(5, 0, cb, 0, TIME_PERIODIC | TIME_KILL_SYNCHRONOUS);
     Sleep(102);
     CHECK_EQ(timeKillEvent(id), TIMERR_NOERROR);
-    LONG n = LD(calls);
-    int most = (int)((now_ms() - t1) / 5) + 1;
+    LONG n = W32T_LD(calls);
+    int most = (int)((w32t_now_ms() - t1) / 5) + 1;
     CHECK(n >= 2 && n <= most);        /* late under load is fine; more is not */
     if (n < 2 || n > most) fprintf(stderr, "periodic 5 ms: %d in 102 ms\n", (int)n);
     Sleep(20);
-    CHECK_EQ(LD(calls), n);
+    CHECK_EQ(W32T_LD(calls), n);
     CHECK_EQ(timeKillEvent(id), TIMERR_NOCANDO);          /* twice */
     /* killed from its own callback after 3 */
     id = timeSetEvent(2, 0, self_kill, 0, TIME_PERIODIC);
-    CHECK(W32T_EVENTUALLY(LD(self_kill_calls) >= 3));
+    CHECK(W32T_EVENTUALLY(W32T_LD(self_kill_calls) >= 3));
     Sleep(20);
-    CHECK_EQ(LD(self_kill_calls), 3);
-    CHECK_EQ(LD(self_kill_ret), TIMERR_NOERROR);
+    CHECK_EQ(W32T_LD(self_kill_calls), 3);
+    CHECK_EQ(W32T_LD(self_kill_ret), TIMERR_NOERROR);
     /* event set (auto event: one wait per expiry) and pulse */
     HANDLE ev = CreateEventA(NULL, FALSE, FALSE, NULL);
     id = timeSetEvent(5, 0, (LPTIMECALLBACK)ev, 0, TIME_PERIODIC | TIME_CALLBACK_EVENT_SET);

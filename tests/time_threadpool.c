@@ -8,16 +8,6 @@
 #include "nspa_test.h"
 #include "win32_testutil.h"
 
-/* shared with callbacks on other threads: atomic accesses (TSan) */
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
-#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
-
-static double now_ms(void)
-{
-    LARGE_INTEGER c;
-    QueryPerformanceCounter(&c);
-    return (double)c.QuadPart / 10000.0;
-}
 
 /* pool worker threads of this process (named "nspa-tp"; other threads, a sanitizer's
  * included, do not count) */
@@ -46,8 +36,8 @@ static void CALLBACK work_count(PTP_CALLBACK_INSTANCE i, PVOID ctx, PTP_WORK w) 
 static void CALLBACK work_block(PTP_CALLBACK_INSTANCE i, PVOID ctx, PTP_WORK w)
 {
     LONG c = InterlockedIncrement(&concurrent);
-    for (LONG m = LD(max_concurrent); c > m && InterlockedCompareExchange(&max_concurrent, c, m) != m;
-         m = LD(max_concurrent))
+    for (LONG m = W32T_LD(max_concurrent); c > m && InterlockedCompareExchange(&max_concurrent, c, m) != m;
+         m = W32T_LD(max_concurrent))
         ;
     WaitForSingleObject(gate, 5000);
     InterlockedDecrement(&concurrent);
@@ -56,12 +46,12 @@ static void CALLBACK work_block(PTP_CALLBACK_INSTANCE i, PVOID ctx, PTP_WORK w)
 
 static void test_work(void)
 {
-    ST(counter, 0);
+    W32T_ST(counter, 0);
     PTP_WORK w = CreateThreadpoolWork(work_count, NULL, NULL);
     REQUIRE(w != NULL);
     for (int i = 0; i < 1000; i++) SubmitThreadpoolWork(w);
     WaitForThreadpoolWorkCallbacks(w, FALSE);
-    CHECK_EQ(LD(counter), 1000);
+    CHECK_EQ(W32T_LD(counter), 1000);
     CloseThreadpoolWork(w);
     SetLastError(0);
     CHECK(CreateThreadpoolWork(NULL, NULL, NULL) == NULL);
@@ -80,19 +70,19 @@ static void test_pool_limits(void)
     InitializeThreadpoolEnvironment(&env);
     SetThreadpoolCallbackPool(&env, p);
     gate = CreateEventA(NULL, TRUE, FALSE, NULL);
-    ST(counter, 0);
-    ST(concurrent, 0);
-    ST(max_concurrent, 0);
+    W32T_ST(counter, 0);
+    W32T_ST(concurrent, 0);
+    W32T_ST(max_concurrent, 0);
     PTP_WORK w = CreateThreadpoolWork(work_block, NULL, &env);
     for (int i = 0; i < 6; i++) SubmitThreadpoolWork(w);
-    CHECK(W32T_EVENTUALLY(LD(concurrent) == 2));
+    CHECK(W32T_EVENTUALLY(W32T_LD(concurrent) == 2));
     Sleep(20);
-    CHECK_EQ(LD(max_concurrent), 2);                      /* never above the maximum */
+    CHECK_EQ(W32T_LD(max_concurrent), 2);                      /* never above the maximum */
     CHECK_EQ(nthreads(), before + 2);                 /* made on demand */
     /* cancel: the 4 not started are dropped */
     SetEvent(gate);
     WaitForThreadpoolWorkCallbacks(w, TRUE);
-    CHECK(LD(counter) >= 2 && LD(counter) <= 6);
+    CHECK(W32T_LD(counter) >= 2 && W32T_LD(counter) <= 6);
     CloseThreadpoolWork(w);
     /* idle workers retire (TP_IDLE_MS, 1 s) */
     CHECK(W32T_EVENTUALLY(nthreads() == before));
@@ -126,9 +116,9 @@ static void test_priorities(void)
     InitializeThreadpoolEnvironment(&benv);
     SetThreadpoolCallbackPool(&benv, p);
     PTP_WORK blocker = CreateThreadpoolWork(work_block, NULL, &benv);
-    ST(concurrent, 0);
+    W32T_ST(concurrent, 0);
     SubmitThreadpoolWork(blocker);
-    CHECK(W32T_EVENTUALLY(LD(concurrent) == 1));
+    CHECK(W32T_EVENTUALLY(W32T_LD(concurrent) == 1));
     for (int k = 2; k >= 0; k--) {
         InitializeThreadpoolEnvironment(&env[k]);
         SetThreadpoolCallbackPool(&env[k], p);
@@ -136,7 +126,7 @@ static void test_priorities(void)
         w[k] = CreateThreadpoolWork(work_mark, &tags[k], &env[k]);
         SubmitThreadpoolWork(w[k]);          /* low first, high last */
     }
-    ST(norder, 0);
+    W32T_ST(norder, 0);
     SetEvent(gate);
     for (int k = 0; k < 3; k++) WaitForThreadpoolWorkCallbacks(w[k], FALSE);
     CHECK(memcmp(order, "HNL", 3) == 0);
@@ -165,7 +155,7 @@ static void CALLBACK inst_cb(PTP_CALLBACK_INSTANCE inst, PVOID ctx)
     if (CallbackMayRunLong(inst)) InterlockedIncrement(&cb_errors);   /* a pool of one: no other thread */
     SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_ABOVE_NORMAL);
 }
-static void CALLBACK prio_cb(PTP_CALLBACK_INSTANCE inst, PVOID ctx) { ST(prio_seen, GetThreadPriority(GetCurrentThread())); }
+static void CALLBACK prio_cb(PTP_CALLBACK_INSTANCE inst, PVOID ctx) { W32T_ST(prio_seen, GetThreadPriority(GetCurrentThread())); }
 
 static volatile LONG disassoc_done;
 static void CALLBACK disassoc_cb(PTP_CALLBACK_INSTANCE inst, PVOID ctx, PTP_WORK w)
@@ -195,16 +185,16 @@ static void test_instance(void)
     CHECK(TryEnterCriticalSection(&cs));                        /* left by the pool */
     LeaveCriticalSection(&cs);
     CHECK(TrySubmitThreadpoolCallback(prio_cb, NULL, &env));
-    CHECK(W32T_EVENTUALLY(LD(prio_seen) != 99));
-    CHECK_EQ(LD(prio_seen), THREAD_PRIORITY_NORMAL);               /* the change was undone */
+    CHECK(W32T_EVENTUALLY(W32T_LD(prio_seen) != 99));
+    CHECK_EQ(W32T_LD(prio_seen), THREAD_PRIORITY_NORMAL);               /* the change was undone */
     /* a disassociated callback is not waited for */
     gate = CreateEventA(NULL, TRUE, FALSE, NULL);
     PTP_WORK w = CreateThreadpoolWork(disassoc_cb, NULL, NULL);
     SubmitThreadpoolWork(w);
     WaitForThreadpoolWorkCallbacks(w, FALSE);
-    CHECK_EQ(LD(disassoc_done), 0);
+    CHECK_EQ(W32T_LD(disassoc_done), 0);
     SetEvent(gate);
-    CHECK(W32T_EVENTUALLY(LD(disassoc_done) == 1));
+    CHECK(W32T_EVENTUALLY(W32T_LD(disassoc_done) == 1));
     CloseThreadpoolWork(w);
     CloseThreadpool(p);
     CloseHandle(ev);
@@ -230,30 +220,30 @@ static void test_timer(void)
     REQUIRE(t != NULL);
     CHECK(!IsThreadpoolTimerSet(t));
     FILETIME due = rel_ft(20);
-    ST(tcount, 0);
+    W32T_ST(tcount, 0);
     SetThreadpoolTimer(t, &due, 0, 0);
     CHECK(IsThreadpoolTimerSet(t));
-    CHECK(W32T_EVENTUALLY(LD(tcount) == 1));
+    CHECK(W32T_EVENTUALLY(W32T_LD(tcount) == 1));
     CHECK(W32T_EVENTUALLY(!IsThreadpoolTimerSet(t)));
     Sleep(30);
-    CHECK_EQ(LD(tcount), 1);
+    CHECK_EQ(W32T_LD(tcount), 1);
     /* periodic, then stopped with NULL */
     due = rel_ft(5);
-    double t0 = now_ms();
+    double t0 = w32t_now_ms();
     CHECK(!SetThreadpoolTimerEx(t, &due, 5, 10));
     Sleep(100);
     CHECK(SetThreadpoolTimerEx(t, NULL, 0, 0));       /* it was set */
-    int most = (int)((now_ms() - t0) / 5) + 2;        /* + the one-shot before */
+    int most = (int)((w32t_now_ms() - t0) / 5) + 2;        /* + the one-shot before */
     WaitForThreadpoolTimerCallbacks(t, TRUE);
-    LONG n = LD(tcount);
+    LONG n = W32T_LD(tcount);
     CHECK(n >= 3 && n <= most);        /* late under load is fine; more is not */
     Sleep(30);
-    CHECK_EQ(LD(tcount), n);
+    CHECK_EQ(W32T_LD(tcount), n);
     CloseThreadpoolTimer(t);
 }
 
 static LONG wres = -1;
-static void CALLBACK wait_cb(PTP_CALLBACK_INSTANCE i, PVOID ctx, PTP_WAIT w, TP_WAIT_RESULT r) { ST(wres, (LONG)r); }
+static void CALLBACK wait_cb(PTP_CALLBACK_INSTANCE i, PVOID ctx, PTP_WAIT w, TP_WAIT_RESULT r) { W32T_ST(wres, (LONG)r); }
 
 static void test_wait(void)
 {
@@ -261,19 +251,19 @@ static void test_wait(void)
     PTP_WAIT w = CreateThreadpoolWait(wait_cb, NULL, NULL);
     SetThreadpoolWait(w, e, NULL);
     Sleep(10);
-    CHECK_EQ(LD(wres), -1);
+    CHECK_EQ(W32T_LD(wres), -1);
     SetEvent(e);
-    CHECK(W32T_EVENTUALLY(LD(wres) == WAIT_OBJECT_0));
-    ST(wres, -1);
+    CHECK(W32T_EVENTUALLY(W32T_LD(wres) == WAIT_OBJECT_0));
+    W32T_ST(wres, -1);
     FILETIME to = rel_ft(20);
     SetThreadpoolWait(w, e, &to);
-    CHECK(W32T_EVENTUALLY(LD(wres) == (LONG)WAIT_TIMEOUT));
-    ST(wres, -1);
+    CHECK(W32T_EVENTUALLY(W32T_LD(wres) == (LONG)WAIT_TIMEOUT));
+    W32T_ST(wres, -1);
     SetThreadpoolWait(w, e, NULL);
     SetThreadpoolWait(w, NULL, NULL);                 /* cancelled */
     SetEvent(e);
     Sleep(30);
-    CHECK_EQ(LD(wres), -1);
+    CHECK_EQ(W32T_LD(wres), -1);
     CHECK_EQ(WaitForSingleObject(e, 0), WAIT_OBJECT_0);   /* not consumed by the pool */
     WaitForThreadpoolWaitCallbacks(w, FALSE);
     CloseThreadpoolWait(w);
@@ -304,15 +294,15 @@ static void test_cleanup_group(void)
     SetThreadpoolCallbackPool(&env, p);
     SetThreadpoolCallbackCleanupGroup(&env, g, cancel_cb);
     gate = CreateEventA(NULL, TRUE, FALSE, NULL);
-    ST(counter, 0);
-    ST(concurrent, 0);
+    W32T_ST(counter, 0);
+    W32T_ST(concurrent, 0);
     PTP_WORK blocker = CreateThreadpoolWork(work_block, NULL, &env);
     PTP_WORK w = CreateThreadpoolWork(work_count, NULL, &env);
     PTP_TIMER t = CreateThreadpoolTimer(timer_cb, NULL, &env);
     FILETIME due = rel_ft(1);
     SetThreadpoolTimer(t, &due, 1, 0);
     SubmitThreadpoolWork(blocker);
-    CHECK(W32T_EVENTUALLY(LD(concurrent) == 1));
+    CHECK(W32T_EVENTUALLY(W32T_LD(concurrent) == 1));
     SubmitThreadpoolWork(w);
     SubmitThreadpoolWork(w);
     /* the blocker ends 50 ms into the close, so w's two are still pending then */
@@ -320,8 +310,8 @@ static void test_cleanup_group(void)
     CloseThreadpoolCleanupGroupMembers(g, TRUE, (PVOID)0x55);
     WaitForSingleObject(opener, INFINITE);
     CloseHandle(opener);
-    CHECK(LD(cancels) >= 1);  /* w had pending submissions */
-    CHECK(LD(counter) <= 3);
+    CHECK(W32T_LD(cancels) >= 1);  /* w had pending submissions */
+    CHECK(W32T_LD(counter) <= 3);
     CloseThreadpoolCleanupGroup(g);
     CloseThreadpool(p);
     CloseHandle(gate);
@@ -342,7 +332,7 @@ static void CALLBACK legacy_wait(PVOID p, BOOLEAN timed_out)
 static void test_legacy(void)
 {
     for (int i = 0; i < 100; i++) CHECK(QueueUserWorkItem(legacy_item, NULL, i % 2 ? WT_EXECUTELONGFUNCTION : 0));
-    CHECK(W32T_EVENTUALLY(LD(legacy_n) == 100));
+    CHECK(W32T_EVENTUALLY(W32T_LD(legacy_n) == 100));
     SetLastError(0);
     CHECK(!QueueUserWorkItem(NULL, NULL, 0));
     CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
@@ -350,7 +340,7 @@ static void test_legacy(void)
     CHECK(RegisterWaitForSingleObject(&w, e, legacy_wait, NULL, INFINITE, 0));
     for (int i = 0; i < 3; i++) {
         SetEvent(e);
-        CHECK(W32T_EVENTUALLY(LD(legacy_fired) == i + 1));
+        CHECK(W32T_EVENTUALLY(W32T_LD(legacy_fired) == i + 1));
     }
     CHECK(UnregisterWaitEx(w, INVALID_HANDLE_VALUE));
     SetLastError(0);
@@ -358,15 +348,15 @@ static void test_legacy(void)
     CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
     /* a repeated timeout, and once only */
     CHECK(RegisterWaitForSingleObject(&w, e, legacy_wait, NULL, 10, WT_EXECUTEINWAITTHREAD));
-    CHECK(W32T_EVENTUALLY(LD(legacy_timeouts) >= 3));
+    CHECK(W32T_EVENTUALLY(W32T_LD(legacy_timeouts) >= 3));
     CHECK(UnregisterWaitEx(w, INVALID_HANDLE_VALUE));
-    LONG f = LD(legacy_fired);
+    LONG f = W32T_LD(legacy_fired);
     CHECK(RegisterWaitForSingleObject(&w, e, legacy_wait, NULL, INFINITE, WT_EXECUTEONLYONCE));
     SetEvent(e);
-    CHECK(W32T_EVENTUALLY(LD(legacy_fired) == f + 1));
+    CHECK(W32T_EVENTUALLY(W32T_LD(legacy_fired) == f + 1));
     SetEvent(e);
     Sleep(30);
-    CHECK_EQ(LD(legacy_fired), f + 1);
+    CHECK_EQ(W32T_LD(legacy_fired), f + 1);
     CHECK_EQ(WaitForSingleObject(e, 0), WAIT_OBJECT_0);     /* the second set was not taken */
     UnregisterWait(w);
     CloseHandle(e);
@@ -382,6 +372,6 @@ int main(void)
     test_wait();
     test_cleanup_group();
     test_legacy();
-    CHECK_EQ(LD(cb_errors), 0);
+    CHECK_EQ(W32T_LD(cb_errors), 0);
     return nspa_test_done();
 }

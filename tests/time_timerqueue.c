@@ -6,16 +6,6 @@
 #include "nspa_test.h"
 #include "win32_testutil.h"
 
-/* shared with callbacks on other threads: atomic accesses (TSan) */
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
-#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
-
-static double now_ms(void)
-{
-    LARGE_INTEGER c;
-    QueryPerformanceCounter(&c);
-    return (double)c.QuadPart / 10000.0;
-}
 
 struct ctr {
     LONG n;
@@ -32,7 +22,7 @@ static void CALLBACK count_cb(PVOID p, BOOLEAN fired)
 {
     struct ctr *c = p;
     if (!fired) InterlockedIncrement(&cb_errors);
-    ST(c->tid, GetCurrentThreadId());
+    W32T_ST(c->tid, GetCurrentThreadId());
     if (c->sleep_ms) Sleep(c->sleep_ms);
     InterlockedIncrement(&c->n);
     InterlockedExchange(&c->done, 1);
@@ -44,8 +34,8 @@ static void CALLBACK self_delete_cb(PVOID p, BOOLEAN fired)
     InterlockedIncrement(&c->n);
     SetLastError(0);
     DWORD r = DeleteTimerQueueTimer(c->q, c->self, NULL);
-    ST(c->del_err, GetLastError());
-    ST(c->del_ret, r);
+    W32T_ST(c->del_err, GetLastError());
+    W32T_ST(c->del_ret, r);
 }
 
 static void test_basic(void)
@@ -55,19 +45,19 @@ static void test_basic(void)
     struct ctr a = { 0 }, b = { 0 }, o = { 0 };
     HANDLE ta, tb, to;
     CHECK(CreateTimerQueueTimer(&ta, q, count_cb, &a, 20, 0, WT_EXECUTEDEFAULT));
-    double t0 = now_ms();
+    double t0 = w32t_now_ms();
     CHECK(CreateTimerQueueTimer(&tb, q, count_cb, &b, 10, 10, 0));
     CHECK(CreateTimerQueueTimer(&to, q, count_cb, &o, 10, 10, WT_EXECUTEONLYONCE));
     Sleep(105);
     CHECK(DeleteTimerQueueTimer(q, tb, INVALID_HANDLE_VALUE));
-    LONG nb = LD(b.n);
-    int most = (int)((now_ms() - t0) / 10) + 1;
+    LONG nb = W32T_LD(b.n);
+    int most = (int)((w32t_now_ms() - t0) / 10) + 1;
     CHECK(nb >= 2 && nb <= most);      /* late under load is fine; more is not */
     if (nb < 2 || nb > most) fprintf(stderr, "periodic 10 ms: %d in 105 ms\n", (int)nb);
     Sleep(40);
-    CHECK_EQ(LD(a.n), 1);
-    CHECK_EQ(LD(o.n), 1);
-    CHECK_EQ(LD(b.n), nb);                               /* nothing after the delete */
+    CHECK_EQ(W32T_LD(a.n), 1);
+    CHECK_EQ(W32T_LD(o.n), 1);
+    CHECK_EQ(W32T_LD(b.n), nb);                               /* nothing after the delete */
     /* twice: the handle is gone */
     SetLastError(0);
     CHECK(!DeleteTimerQueueTimer(q, tb, INVALID_HANDLE_VALUE));
@@ -77,7 +67,7 @@ static void test_basic(void)
     HANDLE tc;
     CHECK(CreateTimerQueueTimer(&tc, q, count_cb, &c, 100000, 0, 0));
     CHECK(ChangeTimerQueueTimer(q, tc, 10, 0));
-    CHECK(W32T_EVENTUALLY(LD(c.n) == 1));
+    CHECK(W32T_EVENTUALLY(W32T_LD(c.n) == 1));
     CHECK(DeleteTimerQueueEx(q, INVALID_HANDLE_VALUE));  /* ta, to, tc still in it */
     SetLastError(0);
     CHECK(!DeleteTimerQueueEx(q, INVALID_HANDLE_VALUE)); /* a queue deleted twice */
@@ -92,9 +82,9 @@ static void test_timer_thread_and_default(void)
     HANDLE ta, tb;
     CHECK(CreateTimerQueueTimer(&ta, NULL, count_cb, &a, 5, 0, WT_EXECUTEINTIMERTHREAD));
     CHECK(CreateTimerQueueTimer(&tb, NULL, count_cb, &b, 15, 0, WT_EXECUTEINTIMERTHREAD));
-    CHECK(W32T_EVENTUALLY(LD(a.n) == 1 && LD(b.n) == 1));
-    CHECK_EQ(LD(a.tid), LD(b.tid));                      /* one timer thread */
-    CHECK(LD(a.tid) != GetCurrentThreadId());
+    CHECK(W32T_EVENTUALLY(W32T_LD(a.n) == 1 && W32T_LD(b.n) == 1));
+    CHECK_EQ(W32T_LD(a.tid), W32T_LD(b.tid));                      /* one timer thread */
+    CHECK(W32T_LD(a.tid) != GetCurrentThreadId());
     CHECK(DeleteTimerQueueTimer(NULL, ta, INVALID_HANDLE_VALUE));
     CHECK(DeleteTimerQueueTimer(NULL, tb, INVALID_HANDLE_VALUE));
 }
@@ -106,20 +96,20 @@ static void test_delete_modes(void)
     struct ctr a = { .sleep_ms = 60 };
     HANDLE ta;
     CHECK(CreateTimerQueueTimer(&ta, q, count_cb, &a, 1, 0, 0));
-    CHECK(W32T_EVENTUALLY(LD(a.tid) != 0));
+    CHECK(W32T_EVENTUALLY(W32T_LD(a.tid) != 0));
     CHECK(DeleteTimerQueueTimer(q, ta, INVALID_HANDLE_VALUE));
-    CHECK_EQ(LD(a.done), 1);
+    CHECK_EQ(W32T_LD(a.done), 1);
     /* an event: FALSE + ERROR_IO_PENDING while it runs, the event set when it is done */
     struct ctr b = { .sleep_ms = 60 };
     HANDLE tb, ev = CreateEventA(NULL, TRUE, FALSE, NULL);
     CHECK(CreateTimerQueueTimer(&tb, q, count_cb, &b, 1, 0, 0));
-    CHECK(W32T_EVENTUALLY(LD(b.tid) != 0));
+    CHECK(W32T_EVENTUALLY(W32T_LD(b.tid) != 0));
     SetLastError(0);
     CHECK(!DeleteTimerQueueTimer(q, tb, ev));
     CHECK_EQ(GetLastError(), ERROR_IO_PENDING);
-    CHECK_EQ(LD(b.done), 0);
+    CHECK_EQ(W32T_LD(b.done), 0);
     CHECK_EQ(WaitForSingleObject(ev, 2000), WAIT_OBJECT_0);
-    CHECK_EQ(LD(b.done), 1);
+    CHECK_EQ(W32T_LD(b.done), 1);
     /* an event with nothing running: TRUE and the event set at once */
     ResetEvent(ev);
     struct ctr c = { 0 };
@@ -132,22 +122,22 @@ static void test_delete_modes(void)
     /* (in the timer thread: a second expiry cannot start on another worker before the
      * first callback deletes the timer; the delete cancels it) */
     CHECK(CreateTimerQueueTimer(&d.self, q, self_delete_cb, &d, 5, 5, WT_EXECUTEINTIMERTHREAD));
-    CHECK(W32T_EVENTUALLY(LD(d.n) >= 1));
+    CHECK(W32T_EVENTUALLY(W32T_LD(d.n) >= 1));
     Sleep(40);
-    CHECK_EQ(LD(d.n), 1);
-    CHECK_EQ(LD(d.del_ret), FALSE);
-    CHECK_EQ(LD(d.del_err), ERROR_IO_PENDING);
+    CHECK_EQ(W32T_LD(d.n), 1);
+    CHECK_EQ(W32T_LD(d.del_ret), FALSE);
+    CHECK_EQ(W32T_LD(d.del_err), ERROR_IO_PENDING);
     /* the queue with an event: set once its timers are gone */
     struct ctr e = { .sleep_ms = 40 };
     HANDLE te;
     CHECK(CreateTimerQueueTimer(&te, q, count_cb, &e, 1, 0, 0));
-    CHECK(W32T_EVENTUALLY(LD(e.tid) != 0));
+    CHECK(W32T_EVENTUALLY(W32T_LD(e.tid) != 0));
     ResetEvent(ev);
     SetLastError(0);
     BOOL r = DeleteTimerQueueEx(q, ev);
     CHECK(!r && GetLastError() == ERROR_IO_PENDING);
     CHECK_EQ(WaitForSingleObject(ev, 2000), WAIT_OBJECT_0);
-    CHECK_EQ(LD(e.done), 1);
+    CHECK_EQ(W32T_LD(e.done), 1);
     /* NULL: returns at once */
     HANDLE q2 = CreateTimerQueue();
     HANDLE tf;
@@ -191,9 +181,9 @@ static void test_churn(void)
     }
     CHECK(DeleteTimerQueueEx(q, INVALID_HANDLE_VALUE));
     LONG n[64];
-    for (int i = 0; i < 64; i++) n[i] = LD(c[i].n);
+    for (int i = 0; i < 64; i++) n[i] = W32T_LD(c[i].n);
     Sleep(20);
-    for (int i = 0; i < 64; i++) CHECK_EQ(LD(c[i].n), n[i]);    /* nothing after the deletes */
+    for (int i = 0; i < 64; i++) CHECK_EQ(W32T_LD(c[i].n), n[i]);    /* nothing after the deletes */
 }
 
 int main(void)
@@ -203,6 +193,6 @@ int main(void)
     test_delete_modes();
     test_bad_input();
     test_churn();
-    CHECK_EQ(LD(cb_errors), 0);
+    CHECK_EQ(W32T_LD(cb_errors), 0);
     return nspa_test_done();
 }

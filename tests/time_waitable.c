@@ -15,13 +15,6 @@ static LARGE_INTEGER rel_ms(int ms)
     return d;
 }
 
-static double now_ms(void)
-{
-    LARGE_INTEGER c;
-    QueryPerformanceCounter(&c);
-    return (double)c.QuadPart / 10000.0;
-}
-
 static void test_create(void)
 {
     char name[64];
@@ -93,7 +86,7 @@ static void test_bad_input(void)
     /* a due time in the past (absolute 1601, and 1 s ago) fires at once */
     LARGE_INTEGER past;
     past.QuadPart = 0;
-    double t0 = now_ms();
+    double t0 = w32t_now_ms();
     CHECK(SetWaitableTimer(t, &past, 0, NULL, NULL, FALSE));
     CHECK_EQ(WaitForSingleObject(t, 1000), WAIT_OBJECT_0);
     FILETIME ft;
@@ -101,7 +94,7 @@ static void test_bad_input(void)
     past.QuadPart = (LONGLONG)(((ULONGLONG)ft.dwHighDateTime << 32 | ft.dwLowDateTime) - 10000000);
     CHECK(SetWaitableTimer(t, &past, 0, NULL, NULL, FALSE));
     CHECK_EQ(WaitForSingleObject(t, 1000), WAIT_OBJECT_0);
-    CHECK(now_ms() - t0 < 500);
+    CHECK(w32t_now_ms() - t0 < 500);
     /* fResume: accepted, succeeds with ERROR_NOT_SUPPORTED as on machines without it */
     CHECK(SetWaitableTimer(t, &due, 0, NULL, NULL, TRUE));
     CHECK_EQ(GetLastError(), ERROR_NOT_SUPPORTED);
@@ -115,11 +108,11 @@ static void test_states(void)
 {
     HANDLE m = CreateWaitableTimerA(NULL, TRUE, NULL);
     LARGE_INTEGER due = rel_ms(20);
-    double t0 = now_ms();
+    double t0 = w32t_now_ms();
     CHECK(SetWaitableTimer(m, &due, 0, NULL, NULL, FALSE));
     CHECK_EQ(WaitForSingleObject(m, 0), WAIT_TIMEOUT);
     CHECK_EQ(WaitForSingleObject(m, 2000), WAIT_OBJECT_0);
-    double el = now_ms() - t0;
+    double el = w32t_now_ms() - t0;
     CHECK(el >= 19.9);                               /* never early */
     CHECK_EQ(WaitForSingleObject(m, 0), WAIT_OBJECT_0);
     /* cancel leaves the state alone; set makes it unsignaled */
@@ -139,12 +132,12 @@ static void test_states(void)
     due = rel_ms(10);
     CHECK(SetWaitableTimer(p, &due, 10, NULL, NULL, FALSE));
     int n = 0;
-    t0 = now_ms();
-    while (now_ms() - t0 < 205)
+    t0 = w32t_now_ms();
+    while (w32t_now_ms() - t0 < 205)
         if (WaitForSingleObject(p, 30) == WAIT_OBJECT_0) n++;
     CHECK(CancelWaitableTimer(p));
     /* late under load is fine; more than the periods elapsed is a doubled expiry */
-    int most = (int)((now_ms() - t0) / 10) + 1;
+    int most = (int)((w32t_now_ms() - t0) / 10) + 1;
     CHECK(n >= 2 && n <= most);        /* an auto timer's unconsumed expiries coalesce */
     if (n < 2 || n > most) fprintf(stderr, "periodic: %d expiries\n", n);
     WaitForSingleObject(p, 0);          /* an expiry just before the cancel stays signaled */
@@ -224,10 +217,10 @@ static void test_completion_routine(void)
     /* periodic with a routine: one APC per expiry */
     apc_calls = 0;
     CHECK(SetWaitableTimer(t, &due, 5, timer_apc, (LPVOID)0x1234, FALSE));
-    double t0 = now_ms();
-    while (now_ms() - t0 < 100) SleepEx(50, TRUE);
+    double t0 = w32t_now_ms();
+    while (w32t_now_ms() - t0 < 100) SleepEx(50, TRUE);
     CHECK(CancelWaitableTimer(t));
-    int most = (int)((now_ms() - t0) / 5) + 1;
+    int most = (int)((w32t_now_ms() - t0) / 5) + 1;
     SleepEx(0, TRUE);
     LONG n = apc_calls;
     CHECK(n >= 2 && n <= most);

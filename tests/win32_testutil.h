@@ -76,4 +76,17 @@ static inline void holder_stop(struct holder *h)
     CloseHandle(h->release);
 }
 
+
+/* Values shared with callbacks on other threads: atomic accesses (what TSan sees). */
+#define W32T_LD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define W32T_ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
+/* QueryPerformanceCounter in ms */
+static inline double w32t_now_ms(void)
+{
+    LARGE_INTEGER c;
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart / 10000.0;
+}
+
 #endif
