@@ -39,7 +39,7 @@ static struct sobj *timer_of(nspa_obj_t h, int *err)
 NSPA_HIDDEN int nspa__timer_create(int manual, const char *name, nspa_obj_t *out)
 {
     if (!out) return -EFAULT;
-    return obj_create(NSPA_TYPE_TIMER, manual ? EVT_MANUAL : 0, 0, 0, name, out);
+    return obj_create(NSPA_TYPE_TIMER, manual ? EVT_MANUAL : 0, 0, 0, name, 0, out);
 }
 
 NSPA_HIDDEN int nspa__timer_arm(nspa_obj_t h, int reset, uint32_t *gen)
