@@ -17,23 +17,13 @@
 #       the page cache: nspa (overlapped ReadFile on a port) and fio --ioengine=io_uring
 # Knobs: ROUNDS=5 PP_ITERS=20000 ECHO_MS=2000 FILE_MS=2000 BENCH_IO_WINE=1
 set -uo pipefail
-build=$(cd "${1:?usage: run.sh <builddir> <outdir>}" && pwd)
-mkdir -p "${2:?usage: run.sh <builddir> <outdir>}"
-out=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+bench_paths "$0" "$@"
 ROUNDS=${ROUNDS:-5}
 PP_ITERS=${PP_ITERS:-20000}
 ECHO_MS=${ECHO_MS:-2000}
 FILE_MS=${FILE_MS:-2000}
-work=$out/io-work
-samples=$out/io-samples.txt
-log=$out/io-run.log
-rm -rf "$work"
-mkdir -p "$work"
-: >"$samples"
-: >"$log"
-say() { echo "io: $*" | tee -a "$log"; }
+bench_files io
 
 "$root/tools/deps.sh" bench fio libasio-dev g++ wine64 gcc-mingw-w64-x86-64 >>"$log" 2>&1 ||
   say "warning: tools/deps.sh failed (see $log)"

@@ -13,11 +13,8 @@
 # Output: <outdir>/msg.json, <outdir>/msg.md (tools/benchfmt.py), <outdir>/msg-samples.txt,
 # <outdir>/msg-run.log.
 set -uo pipefail
-build=$(cd "${1:?usage: run.sh <builddir> <outdir>}" && pwd)
-mkdir -p "${2:?usage: run.sh <builddir> <outdir>}"
-out=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+bench_paths "$0" "$@"
 ROUNDS=${ROUNDS:-7}
 MS=${MS:-1000}
 samples=$out/msg-samples.txt

@@ -6,11 +6,8 @@
 # reading). Rounds are interleaved; medians of the rounds are reported.
 # Usage: bench/process/run.sh <builddir> <outdir>     Knobs: ROUNDS=5 N=200 NWINE=30 NWAKE=100
 set -uo pipefail
-build=$(cd "${1:?usage: run.sh <builddir> <outdir>}" && pwd)
-mkdir -p "${2:?usage: run.sh <builddir> <outdir>}"
-out=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+bench_paths "$0" "$@"
 ROUNDS=${ROUNDS:-5}
 N=${N:-200}
 NWINE=${NWINE:-30}

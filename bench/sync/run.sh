@@ -23,11 +23,8 @@
 # RT mutex; <outdir>/sync_scale.json and .md): BENCH_SYNC_SCALE=0 leaves it out,
 # BENCH_SYNC_ONLY=scale runs nothing else (e.g. BENCH_SYNC_ONLY=scale make bench BENCH=sync).
 set -uo pipefail
-build=$(cd "${1:?usage: run.sh <builddir> <outdir>}" && pwd)
-mkdir -p "${2:?usage: run.sh <builddir> <outdir>}"
-out=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+bench_paths "$0" "$@"
 
 if [ "${BENCH_SYNC_ONLY:-}" = scale ]; then
   exec bash "$here/scale.sh" "$build" "$out"
@@ -49,15 +46,8 @@ SC_WINPR=${SC_WINPR:-10000}     # 4 calls per triple: 40K traced calls already t
 SC_WINE=${SC_WINE:-5000}
 RUN_TIMEOUT=${RUN_TIMEOUT:-60}
 
-work=$out/sync-work
-samples=$out/sync-samples.txt
-log=$out/sync-run.log
-rm -rf "$work"
-mkdir -p "$work"
-: >"$samples"
-: >"$log"
+bench_files sync
 t_start=$(date +%s)
-say() { echo "sync: $*" | tee -a "$log"; }
 
 # ---- peers -------------------------------------------------------------------------
 "$root/tools/deps.sh" bench wine64 gcc-mingw-w64-x86-64 libwinpr2-dev pkg-config strace valgrind gcc \

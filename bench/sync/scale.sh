@@ -29,11 +29,8 @@
 #   ISO_PAIRS=2  RT_MS=500  RT_THREADS="2 8"  RT_PRIO=10  SCALE_TIMEOUT=30 (s per process)
 #   SCALE_BENCHES="scale scale_waitall scale_named isolation rt_mutex"
 set -uo pipefail
-build=$(cd "${1:?usage: scale.sh <builddir> <outdir>}" && pwd)
-mkdir -p "${2:?usage: scale.sh <builddir> <outdir>}"
-out=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+bench_paths "$0" "$@"
 
 ROUNDS=${ROUNDS:-5}
 SCALE_MS=${SCALE_MS:-1000}

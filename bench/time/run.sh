@@ -12,11 +12,8 @@
 # Knobs: ROUNDS=5 (oneshot, pools)  PERIODIC_ROUNDS=3  PERIODIC_S=10  ONESHOT_N=2000
 #        ITEMS=1000000  BENCH_TIME_IMPLS="nspa raw wine"
 set -uo pipefail
-build=$(cd "${1:?usage: run.sh <builddir> <outdir>}" && pwd)
-mkdir -p "${2:?usage: run.sh <builddir> <outdir>}"
-out=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+bench_paths "$0" "$@"
 ROUNDS=${ROUNDS:-5}
 PERIODIC_ROUNDS=${PERIODIC_ROUNDS:-3}
 PERIODIC_S=${PERIODIC_S:-10}
