@@ -215,6 +215,8 @@ def columns(res):
 def verdict_cell(run):
     if run is None:
         return "-"
+    if run.get("not_applicable"):
+        return "n/a"
     v = run["verdict"]
     subs = run.get("subtests") or []
     if subs and v not in ("SKIP", "TIMEOUT"):
@@ -314,7 +316,7 @@ def render(res, out):
         note = []
         for c in cols:
             r = it.get(c)
-            if r and r["verdict"] not in PASSED and r.get("reason"):
+            if r and r["verdict"] not in PASSED and r.get("reason") and not r.get("not_applicable"):
                 note.append(f"{COLNAME.get(c, c)}: {r['reason'][:90]}")
         if not note:
             for k in headline_keys(t, it, cols)[:1]:
@@ -324,8 +326,10 @@ def render(res, out):
                   "; ".join(note).replace("|", "/") + " |")
     runs = res["runs"]
     npass = sum(r["verdict"] in PASSED for r in runs)
-    nskip = sum(r["verdict"] == "SKIP" for r in runs)
-    md += ["", f"**{npass}/{len(runs)} PASS** ({len(tests)} tests x {len(cols)} columns"
+    nskip = sum(r["verdict"] == "SKIP" and not r.get("not_applicable") for r in runs)
+    nna = sum(bool(r.get("not_applicable")) for r in runs)
+    md += ["", f"**{npass}/{len(runs) - nna} PASS** ({len(tests)} tests x {len(cols)} columns"
+               + (f", {nna} not applicable" if nna else "")
                + (f", {nskip} skipped" if nskip else "") + ").", ""]
 
     # sections

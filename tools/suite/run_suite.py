@@ -308,11 +308,14 @@ def main(argv=None):
     for t in sel:
         for col, cmd, env, why in columns:
             run = {"test": t["name"], "column": col}
-            if col == "epoll" and "io" not in t["flags"]:
+            scope = col == "epoll" and "io" not in t["flags"]
+            if scope:
                 why = "the epoll engine column runs the I/O tests only"
             if why:
                 run.update(verdict="SKIP", reason=why, figures={}, samples={}, notes=[], subtests=[],
                            exit_code=None, seconds=0, output="")
+                if scope:
+                    run["not_applicable"] = True    # the report shows "n/a", no note
             else:
                 argv_t = cmd + [t["name"]] + (["--smoke"] if a.smoke else [])
                 env = dict(env, NSPA_SUITE_WATCHDOG=str(int(max(5, a.timeout - 10))))
