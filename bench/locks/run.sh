@@ -3,9 +3,8 @@
 # source built with mingw-w64 and run under wine64), interleaved 5 times.
 # Usage: bench/locks/run.sh <builddir> <outdir>
 set -uo pipefail
-build=$(cd "$1" && pwd)
-out=$(mkdir -p "$2" && cd "$2" && pwd)
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+bench_paths "$0" "$@"
 runs=${LOCKS_BENCH_RUNS:-5}
 bin=$build/bench/locks_bench
 samples=$out/locks.samples.txt

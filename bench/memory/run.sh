@@ -4,9 +4,8 @@
 # Wine 8 (the same Win32 source built with mingw-w64), interleaved ROUNDS times.
 # Usage: bench/memory/run.sh <builddir> <outdir>
 set -uo pipefail
-build=$(cd "$1" && pwd)
-out=$(mkdir -p "$2" && cd "$2" && pwd)
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+bench_paths "$0" "$@"
 rounds=${ROUNDS:-5}
 iters=${MEMORY_ITERS:-50000}
 wine_iters=${MEMORY_WINE_ITERS:-5000}

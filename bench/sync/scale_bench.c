@@ -69,20 +69,6 @@ static double now_s(void)
     return (double)c.QuadPart / g_qpf;
 }
 
-static HANDLE new_thread(LPTHREAD_START_ROUTINE fn, void *arg)
-{
-    DWORD tid;
-    HANDLE h = CreateThread(NULL, 0, fn, arg, 0, &tid);
-    CHECK_HANDLE(h, "CreateThread");
-    return h;
-}
-
-static void join(HANDLE h)
-{
-    CHECK_WAIT(WaitForSingleObject(h, INFINITE), WAIT_OBJECT_0, "WaitForSingleObject(thread)");
-    CHECK_BOOL(CloseHandle(h), "CloseHandle(thread)");
-}
-
 /* ---- K independent pairs ---------------------------------------------------------- */
 enum pair_mode { PAIR_UNNAMED, PAIR_WAITALL, PAIR_NAMED };
 

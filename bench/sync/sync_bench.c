@@ -85,20 +85,6 @@ static void result(const char *unit, double value, const char *better, const cha
  * around every read are full barriers on all three implementations. */
 static volatile LONG g_stop;
 
-static HANDLE new_thread(LPTHREAD_START_ROUTINE fn, void *arg)
-{
-    DWORD tid;
-    HANDLE h = CreateThread(NULL, 0, fn, arg, 0, &tid);
-    CHECK_HANDLE(h, "CreateThread");
-    return h;
-}
-
-static void join(HANDLE h)
-{
-    CHECK_WAIT(WaitForSingleObject(h, INFINITE), WAIT_OBJECT_0, "WaitForSingleObject(thread)");
-    CHECK_BOOL(CloseHandle(h), "CloseHandle(thread)");
-}
-
 static HANDLE new_event(BOOL manual, BOOL initial)
 {
 #ifdef NSPA_BENCH_WINPR

@@ -110,6 +110,23 @@ static inline struct tp_obj *as(void *p, uint32_t kind)
     return o && o->kind == kind ? o : NULL;
 }
 
+/* WaitForThreadpool{Work,Timer,Wait}Callbacks and CloseThreadpool{Work,Timer,Wait}: the
+ * same steps for each kind of pool object */
+static void wait_callbacks_of(void *p, uint32_t kind, BOOL cancel)
+{
+    struct tp_obj *o = as(p, kind);
+    if (o) tp_wait_callbacks(o, cancel);
+}
+
+static void close_of(void *p, uint32_t kind)
+{
+    struct tp_obj *o = as(p, kind);
+    if (o) {
+        tp_group_remove(o);
+        tp_obj_close(o, NULL);
+    }
+}
+
 NSPA_EXPORT void WINAPI SubmitThreadpoolWork(PTP_WORK work)
 {
     struct tp_obj *o = as(work, TPK_WORK);
@@ -118,17 +135,12 @@ NSPA_EXPORT void WINAPI SubmitThreadpoolWork(PTP_WORK work)
 
 NSPA_EXPORT void WINAPI WaitForThreadpoolWorkCallbacks(PTP_WORK work, BOOL cancel)
 {
-    struct tp_obj *o = as(work, TPK_WORK);
-    if (o) tp_wait_callbacks(o, cancel);
+    wait_callbacks_of(work, TPK_WORK, cancel);
 }
 
 NSPA_EXPORT void WINAPI CloseThreadpoolWork(PTP_WORK work)
 {
-    struct tp_obj *o = as(work, TPK_WORK);
-    if (o) {
-        tp_group_remove(o);
-        tp_obj_close(o, NULL);
-    }
+    close_of(work, TPK_WORK);
 }
 
 static void simple_invoke(struct tp_obj *o, struct tp_inst *i, uintptr_t arg)
@@ -240,17 +252,12 @@ NSPA_EXPORT BOOL WINAPI IsThreadpoolTimerSet(PTP_TIMER timer)
 
 NSPA_EXPORT void WINAPI WaitForThreadpoolTimerCallbacks(PTP_TIMER timer, BOOL cancel)
 {
-    struct tp_obj *o = as(timer, TPK_TIMER);
-    if (o) tp_wait_callbacks(o, cancel);
+    wait_callbacks_of(timer, TPK_TIMER, cancel);
 }
 
 NSPA_EXPORT void WINAPI CloseThreadpoolTimer(PTP_TIMER timer)
 {
-    struct tp_obj *o = as(timer, TPK_TIMER);
-    if (o) {
-        tp_group_remove(o);
-        tp_obj_close(o, NULL);
-    }
+    close_of(timer, TPK_TIMER);
 }
 
 /* ---- waits --------------------------------------------------------------------------- */
@@ -322,17 +329,12 @@ NSPA_EXPORT void WINAPI SetThreadpoolWait(PTP_WAIT wait, HANDLE h, PFILETIME tim
 
 NSPA_EXPORT void WINAPI WaitForThreadpoolWaitCallbacks(PTP_WAIT wait, BOOL cancel)
 {
-    struct tp_obj *o = as(wait, TPK_WAIT);
-    if (o) tp_wait_callbacks(o, cancel);
+    wait_callbacks_of(wait, TPK_WAIT, cancel);
 }
 
 NSPA_EXPORT void WINAPI CloseThreadpoolWait(PTP_WAIT wait)
 {
-    struct tp_obj *o = as(wait, TPK_WAIT);
-    if (o) {
-        tp_group_remove(o);
-        tp_obj_close(o, NULL);
-    }
+    close_of(wait, TPK_WAIT);
 }
 
 /* ---- cleanup groups -------------------------------------------------------------- */
