@@ -15,10 +15,3 @@ nspa_add_io_test(io_bad_input SOURCES tests/io_bad_input.c THREADED TIMEOUT 60)
 nspa_add_io_test(io_stress SOURCES tests/io_stress.c THREADED TIMEOUT 120)
 nspa_add_io_test(io_file SOURCES tests/io_file.c THREADED TIMEOUT 60)
 nspa_add_io_test(io_event_select SOURCES tests/io_event_select.c THREADED TIMEOUT 60)
-# KNOWN FLAKE, not fixed: once in about six ASan+UBSan runs of the whole suite (ctest -j2,
-# a loaded 2-core machine) the epoll engine's run missed FD_CLOSE after the peer's
-# closesocket (io_event_select.c:98, 5 s wait); 20 runs alone and 36 beside other I/O
-# tests passed, and the cause is not found. It is left out of the ASan tree until it is;
-# it still runs in the release and TSan trees, and on io_uring everywhere.
-get_test_property(io_event_select_epoll LABELS l)
-set_tests_properties(io_event_select_epoll PROPERTIES LABELS "${l};no-asan")

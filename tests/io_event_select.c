@@ -38,6 +38,8 @@ int main(void)
     CHECK_EQ(ne.iErrorCode[FD_CONNECT_BIT], 0);
     if (!(ev & FD_WRITE)) ev |= take(c, ce, &ne, 5000);
     CHECK(ev & FD_WRITE);
+    /* a socket polls as hung up until its connect completes: that is not FD_CLOSE */
+    CHECK(!(ev & FD_CLOSE));
 
     /* a second connection waiting: FD_ACCEPT is not recorded again until accept() */
     SOCKET c2 = socket(AF_INET, SOCK_STREAM, 0);
@@ -97,6 +99,27 @@ int main(void)
     closesocket(s);
     CHECK(take(c, ce, &ne, 5000) & FD_CLOSE);
     CHECK_EQ(ne.iErrorCode[FD_CLOSE_BIT], 0);
+
+    /* a refused connect: FD_CONNECT with the error, and no FD_CLOSE after it */
+    SOCKET r = socket(AF_INET, SOCK_STREAM, 0);
+    WSAEVENT re = WSACreateEvent();
+    CHECK_EQ(WSAEventSelect(r, re, FD_CONNECT | FD_CLOSE), 0);
+    struct sockaddr_in gone = a;
+    SOCKET tmp = socket(AF_INET, SOCK_STREAM, 0);       /* a port nobody listens on */
+    struct sockaddr_in any = io_loopback4(0);
+    int glen = sizeof(gone);
+    CHECK_EQ(bind(tmp, (struct sockaddr *)&any, sizeof(any)), 0);
+    CHECK_EQ(getsockname(tmp, (struct sockaddr *)&gone, &glen), 0);
+    CHECK_EQ(connect(r, (struct sockaddr *)&gone, sizeof(gone)), SOCKET_ERROR);
+    CHECK_EQ(WSAGetLastError(), WSAEWOULDBLOCK);
+    ev = take(r, re, &ne, 5000);
+    CHECK(ev & FD_CONNECT);
+    CHECK_EQ(ne.iErrorCode[FD_CONNECT_BIT], WSAECONNREFUSED);
+    CHECK(!(ev & FD_CLOSE));
+    CHECK_EQ(WaitForSingleObject(re, 100), WAIT_TIMEOUT);
+    closesocket(tmp);
+    closesocket(r);
+    WSACloseEvent(re);
 
     /* bad input */
     CHECK_EQ(WSAEventSelect((SOCKET)0x123454, ce, FD_READ), SOCKET_ERROR);

@@ -39,6 +39,18 @@ static void record(struct io_file *f, uint32_t ev, int bit, int err, uint32_t *n
 NSPA_HIDDEN void io_es_poll(struct io_file *f)
 {
     if (!f->es_mask || f->fd < 0) return;
+    /* Whether the stream is connected is read BEFORE the poll: a socket that is not
+     * connected yet polls as POLLHUP, so a poll taken before a connect completed and a
+     * getpeername() taken after it would record FD_CLOSE together with FD_CONNECT (and
+     * never again when the peer really closes). Read in this order, a connection seen
+     * here existed when the poll looked, so a hang-up in the poll is the peer's; a
+     * connect that completes in between is seen by the engine's next edge. */
+    int connected = 0;
+    if (!f->listening && f->type == SOCK_STREAM) {
+        struct sockaddr_storage a;
+        socklen_t al = sizeof(a);
+        connected = getpeername(f->fd, (struct sockaddr *)&a, &al) == 0;
+    }
     struct pollfd p = { f->fd, POLLIN | POLLOUT | POLLRDHUP, 0 };
     if (poll(&p, 1, 0) < 0) return;
     uint32_t newly = 0;
@@ -50,12 +62,11 @@ NSPA_HIDDEN void io_es_poll(struct io_file *f)
     if (f->listening) {
         if (p.revents & POLLIN) record(f, E_ACCEPT, 3, 0, &newly);
     } else if (f->type == SOCK_STREAM) {
-        struct sockaddr_storage a;
-        socklen_t al = sizeof(a);
-        int connected = getpeername(f->fd, (struct sockaddr *)&a, &al) == 0;
         if (!f->es_connected && (connected || soerr) && (p.revents & (POLLOUT | POLLERR | POLLHUP))) {
             f->es_connected = 1;
             record(f, E_CONNECT, 4, soerr ? io_wsa_from_errno(soerr) : 0, &newly);
+            /* a connect that failed was never a connection: no FD_CLOSE follows */
+            if (soerr && !connected) f->es_closed = 1;
         }
         int avail = 0;
         if (p.revents & POLLIN) ioctl(f->fd, FIONREAD, &avail);
