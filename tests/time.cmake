@@ -6,3 +6,4 @@ nspa_add_test(time_mm SOURCES tests/time_mm.c WIN32 THREADED TIMEOUT 60)
 # MMCSS in RT mode and outside it; SKIP (77) without SCHED_FIFO permission
 nspa_add_test(rt_mmcss SOURCES tests/rt_mmcss.c WIN32 SERIAL TIMEOUT 60)
 set_tests_properties(rt_mmcss PROPERTIES SKIP_RETURN_CODE 77)
+nspa_add_test(time_orphan SOURCES tests/time_orphan.c WIN32 THREADED TIMEOUT 60)

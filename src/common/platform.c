@@ -61,6 +61,20 @@ NSPA_HIDDEN int nspa_task_times(int pid, int tid, uint64_t *utime, uint64_t *sti
     return 0;
 }
 
+NSPA_HIDDEN int nspa_task_exited(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0) return 1;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');          /* the name may hold spaces and ')' */
+    return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
 NSPA_HIDDEN uint64_t nspa_task_start_time(int pid, int tid)
 {
     uint64_t st = 0;
