@@ -64,7 +64,9 @@ static void reap(pid_t pid, int killed)
 }
 
 /* count the wakes of auto-reset @t in the next @ms: every one is an expiry; at most
- * one per period due in the window, +1 for one that signaled it before */
+ * one per period due in the window, +1 for one that signaled it before, +1 for one due
+ * before the window that was served in it (an expiry taken over late). A doubled
+ * service (two processes firing) would give about twice the periods. */
 static int count_wakes(HANDLE t, int ms)
 {
     int n = 0;
@@ -94,10 +96,10 @@ static void test_exited_then_wait(void)
     double late = mono_ms() - (set_at + 150);
     printf("A: woken %.2f ms after the due time\n", late);
     CHECK(late >= -0.5);                          /* never early (clock read granularity) */
-    CHECK(late < 50);
+    CHECK(late < 100);              /* under load; typically < 0.5 ms (A), 2-3 ms (B) */
     int n = count_wakes(t, 200);                  /* 20 ms period: 10 in 200 ms */
     printf("A: %d periodic wakes in 200 ms\n", n);
-    CHECK(n >= 6 && n <= 11);
+    CHECK(n >= 6 && n <= 12);
     CHECK(CancelWaitableTimer(t));
     Sleep(5);
     WaitForSingleObject(t, 0);                    /* one expiry may have landed before */
@@ -126,12 +128,12 @@ static void test_killed_while_waiting(void)
     double late = mono_ms() - (set_at + 300);
     printf("B: woken %.2f ms after the due time (child killed during the wait)\n", late);
     CHECK(late >= -0.5);
-    CHECK(late < 50);
+    CHECK(late < 100);
     reap(pid, 1);
     reap(killer, 0);
     int n = count_wakes(t, 250);                  /* 25 ms period: 10 in 250 ms */
     printf("B: %d periodic wakes in 250 ms\n", n);
-    CHECK(n >= 6 && n <= 11);
+    CHECK(n >= 6 && n <= 12);
     CloseHandle(t);                               /* armed and closed: ends with the handle */
 }
 
@@ -154,7 +156,7 @@ static void test_poll(void)
     CHECK_EQ(WaitForSingleObject(t, (DWORD)(left > 10 ? left - 10 : 0)), WAIT_TIMEOUT);
     CHECK_EQ(WaitForSingleObject(t, 1000), WAIT_OBJECT_0);
     double late = mono_ms() - (set_at + 1020);
-    CHECK(late >= -0.5 && late < 50);
+    CHECK(late >= -0.5 && late < 100);
     /* wait-any and wait-all polls take it over too */
     HANDLE ev = CreateEventA(NULL, TRUE, TRUE, NULL);
     HANDLE both[2] = { ev, t };
@@ -189,15 +191,15 @@ static void test_oneshot_and_living(void)
     pid = child_sets(name, 50, 20, 400, &set_at);
     CHECK_EQ(WaitForSingleObject(t, 1000), WAIT_OBJECT_0);
     double late = mono_ms() - (set_at + 50);
-    CHECK(late >= -0.5 && late < 50);
+    CHECK(late >= -0.5 && late < 100);
     int n = count_wakes(t, 200);
     printf("E: %d wakes in 200 ms from the living setter\n", n);
-    CHECK(n >= 6 && n <= 11);
+    CHECK(n >= 6 && n <= 12);
     reap(pid, 0);
     /* and after it exited, the parent goes on */
     n = count_wakes(t, 200);
     printf("E: %d wakes in 200 ms after the setter exited\n", n);
-    CHECK(n >= 6 && n <= 11);
+    CHECK(n >= 6 && n <= 12);
     CloseHandle(t);
 }
 

@@ -92,9 +92,10 @@ NSPA_HIDDEN int nspa__timer_arm(nspa_obj_t h, const struct nspa__timer_sched *s,
  * and this process took the arm over (*s, *gen, and *own: a new handle to the object,
  * for the taker's service), 0 otherwise (not armed, ours, arena timer). */
 NSPA_HIDDEN int nspa__timer_adopt(uintptr_t key, struct nspa__timer_sched *s, uint32_t *gen, nspa_obj_t *own);
-/* an expiry armed at @gen: signal and serve the queue. Returns 0, -ESTALE (re-armed or
- * cancelled since), -EBADF/-EINVAL; *refs: the object's handle count (1 = only ours). */
-NSPA_HIDDEN int nspa__timer_fire(nspa_obj_t h, uint32_t gen, uint32_t *refs);
+/* an expiry armed at @gen: signal and serve the queue; a periodic timer of the region
+ * records @next_due as its next expiry. Returns 0, -ESTALE (re-armed or cancelled
+ * since), -EBADF/-EINVAL; *refs: the object's handle count (1 = only ours). */
+NSPA_HIDDEN int nspa__timer_fire(nspa_obj_t h, uint32_t gen, uint64_t next_due, uint32_t *refs);
 NSPA_HIDDEN int nspa__timer_read(nspa_obj_t h, int *manual, int *signaled, uint32_t *gen);
 /* The timer service's direct path (docs/time.md): a wait on timers armed in this
  * process sleeps only until the earliest due time, then runs that expiry on the

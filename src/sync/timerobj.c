@@ -136,7 +136,7 @@ NSPA_HIDDEN int nspa__timer_adopt(uintptr_t key, struct nspa__timer_sched *s, ui
     return r;
 }
 
-NSPA_HIDDEN int nspa__timer_fire(nspa_obj_t h, uint32_t gen, uint32_t *refs)
+NSPA_HIDDEN int nspa__timer_fire(nspa_obj_t h, uint32_t gen, uint64_t next_due, uint32_t *refs)
 {
     int r = 0;
     struct sobj *o = timer_of(h, &r);
@@ -149,7 +149,7 @@ NSPA_HIDDEN int nspa__timer_fire(nspa_obj_t h, uint32_t gen, uint32_t *refs)
         /* the expiry: signal, and hand the timer to the first waiters in one step */
         struct ns_timer *t = rec_of(o);
         if (t && t->gen == gen) {        /* the next expiry, for whoever may adopt it */
-            if (t->period) t->due += t->period;
+            if (t->period) t->due = next_due;
             else t->flags &= ~TMR_ARMED;
         }
         uint64_t w = obj_claim(o);

@@ -65,7 +65,7 @@ static int trec_fire(struct tsvc_ent *e, uint64_t now)
 {
     struct trec *t = (struct trec *)e;
     uint32_t refs = 0;
-    int r = nspa__timer_fire(t->own, t->gen, &refs);
+    int r = nspa__timer_fire(t->own, t->gen, e->due + e->period, &refs);
     if (r == 0 && t->fn) t->fn(t->ctx, e->clock == CLOCK_REALTIME ? now : nspa_clock_ns(CLOCK_REALTIME));
     if (r == 0 && e->period && refs > 1) return 1;
     trec_drop(t);                    /* one-shot done, superseded, or nobody left */
@@ -100,8 +100,8 @@ static uint64_t sched_mono(const struct nspa__timer_sched *s)
 
 /* Arm the record of @key on our service with an arm taken over (nspa__timer_adopt:
  * @own is our new handle). Expiries missed while nobody served the timer are one
- * expiry now (the timer is signaled once, as they would have left it); the period
- * goes on from there on the original schedule. */
+ * expiry, run now on the calling thread (the timer is signaled once, as they would
+ * have left it); the period goes on from there on the original schedule. */
 static void adopt_arm(uintptr_t key, const struct nspa__timer_sched *s, uint32_t gen, nspa_obj_t own)
 {
     pthread_mutex_lock(&tl);
@@ -118,9 +118,18 @@ static void adopt_arm(uintptr_t key, const struct nspa__timer_sched *s, uint32_t
     t->e.clock = s->realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC;
     t->e.due = s->due;
     t->e.period = s->period;
-    uint64_t now = nspa_clock_ns(t->e.clock);
-    if (s->period && s->due < now) t->e.due += (now - s->due) / s->period * s->period;
     t->e.fire = trec_fire;
+    uint64_t now = nspa_clock_ns(t->e.clock);
+    if (s->due <= now) {
+        /* overdue: the expiry runs here, now (so that the caller's look sees it), the
+         * missed periods merged into it; then the period goes on from the schedule */
+        if (s->period) t->e.due += (now - s->due) / s->period * s->period;
+        if (!trec_fire(&t->e, now)) {            /* one-shot, or nobody left: dropped */
+            pthread_mutex_unlock(&tl);
+            return;
+        }
+        t->e.due += t->e.period;
+    }
     if (tsvc_add(&t->e)) trec_drop(t);
     pthread_mutex_unlock(&tl);
 }
@@ -164,9 +173,8 @@ static int hook_poll(uintptr_t key)
     uint32_t gen;
     nspa_obj_t own = 0;
     if (nspa__timer_adopt(key, &s, &gen, &own) != 1) return 0;
-    adopt_arm(key, &s, gen, own);
-    struct trec *t = find_nolock(key);
-    return t ? tsvc_run_if_due(&t->e) : 0;
+    adopt_arm(key, &s, gen, own);    /* an overdue expiry ran in it */
+    return 1;
 }
 
 static const struct nspa__timer_hooks hooks = { hook_due, hook_expire, hook_poll };
