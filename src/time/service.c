@@ -41,12 +41,12 @@
 #define F_REMOVED 1u                 /* removed while its callback runs: do not requeue */
 #define F_RUNNING 2u                 /* its callback runs (on the service or a waiter) */
 #define F_DIRECT  4u                 /* a local waiter will run this expiry (direct path) */
-/* How long the service leaves a marked expiry to its waiter. 0: off. 500 us cut the
- * lock contention between the two at each expiry, but a 1 ms periodic timer then lost
- * expiries at low machine load (2,937 of 3,000 in 3 s; the cause was not found before
- * the deadline), so the service runs every expiry at its due time again and the waiter
- * and the service race for it (whoever comes first runs it, the other finds it moved). */
-#define DIRECT_GRACE_NS 0ull
+/* How long the service leaves an expiry a local waiter said it will run (F_DIRECT) to
+ * that waiter: the service does not wake at the same instant and contend with it for
+ * `lk`; it runs the expiry itself only if the waiter has not by then (a waiter held up:
+ * other waiters, in other processes too, and completion routines are then served at
+ * most this late). */
+#define DIRECT_GRACE_NS 200000ull
 
 struct heap {
     struct tsvc_ent **a;
@@ -60,6 +60,10 @@ static _Atomic uint32_t seq;         /* futex: bumped to make the service look a
 static _Atomic uint32_t run_seq;     /* futex: bumped when a callback returns */
 static uint32_t run_waiters;
 static int started, watcher_started;
+/* per heap: the service looks at it again at the latest then (its sleep's timeout);
+ * UINT64_MAX: not before it is woken; 0: awake, it looks anyway. A waiter that queues
+ * an entry due for the service earlier wakes it (run_entry). */
+static uint64_t svc_until[2];
 static uint32_t svc_tid;
 static __thread int on_service;
 static __thread struct tsvc_ent *cur_ent;    /* the entry whose callback this thread runs */
@@ -177,11 +181,23 @@ static void run_entry(struct tsvc_ent *e, uint64_t now)
     pthread_mutex_lock(&lk);
     cur_ent = prev;
     /* re-armed by its own callback (idx >= 0), or removed: leave it alone */
-    if (again == 1 && e->period && e->idx < 0 && !(e->flags & F_REMOVED)) {
+    uint32_t removed = e->flags & F_REMOVED;
+    e->flags = 0;
+    if (again == 1 && e->period && e->idx < 0 && !removed) {
         e->due += e->period;
         if (heap_push(heap_of(e), e)) { /* no room: the periodic entry ends */ }
+        /* Queued again by a waiter (the direct path): the service, asleep, must still
+         * come for it at due + grace if the waiter does not (nobody else would: other
+         * waiters and completion routines depend on it). A wake only when its sleep
+         * would end later than that: the service's timeout was computed for the
+         * previous period's due + grace, so with a waiter running every period this is
+         * no system call at all. */
+        else if (!on_service && e->idx == 0 && due_for_service(e) < svc_until[e->clock == CLOCK_REALTIME]) {
+            svc_until[e->clock == CLOCK_REALTIME] = 0;
+            atomic_fetch_add_explicit(&seq, 1, memory_order_release);
+            nspa_futex_wake_n(&seq, 1, 0);
+        }
     }
-    e->flags = 0;
     atomic_fetch_add_explicit(&run_seq, 1, memory_order_release);
     if (run_waiters) nspa_futex_wake_n(&run_seq, INT32_MAX, 0);
     if (again == TSVC_RELEASE && e->idx < 0) e->release(e);     /* nobody else knows it */
@@ -194,6 +210,7 @@ static void *svc_main(void *arg)
     svc_sched_setup();
     pthread_mutex_lock(&lk);
     for (;;) {
+        svc_until[0] = svc_until[1] = 0;
         uint64_t now[2] = { nspa_clock_ns(CLOCK_MONOTONIC), nspa_clock_ns(CLOCK_REALTIME) };
         uint64_t when[2] = { UINT64_MAX, UINT64_MAX };
         struct tsvc_ent *e = NULL;
@@ -216,6 +233,8 @@ static void *svc_main(void *arg)
             clk = CLOCK_REALTIME;
         }
         uint32_t s = atomic_load_explicit(&seq, memory_order_acquire);
+        svc_until[0] = when[0];
+        svc_until[1] = when[1];
         pthread_mutex_unlock(&lk);
         nspa_futex_wait_abs(&seq, s, tp, clk, 0);
         pthread_mutex_lock(&lk);
@@ -257,6 +276,7 @@ static void svc_atfork_child(void)
         heaps[k].n = 0;
     }
     run_waiters = 0;
+    svc_until[0] = svc_until[1] = 0;
     started = watcher_started = 0;
     svc_tid = 0;
 }
