@@ -107,6 +107,8 @@ struct nspa__timer_hooks {
     /* a poll (timeout 0) found the timer unsignaled: 1 if an expiry ran meanwhile (an
      * orphaned arm taken over, docs/time.md): look again */
     int (*poll)(uintptr_t key);
+    /* the wait that asked for the due time ends without having run the expiry */
+    void (*uncommit)(uintptr_t key);
 };
 NSPA_HIDDEN void nspa__set_timer_hooks(const struct nspa__timer_hooks *h);
 /* a key naming the object behind @h in this process (0: not a handle) */

@@ -468,11 +468,17 @@ static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct 
         uint64_t due = UINT64_MAX, d;
         for (uint32_t i = 0; i < count; i++)
             if (obj_type_now(objs[i]) == NSPA_TYPE_TIMER && h->due((uintptr_t)objs[i], &d) && d < due) due = d;
-        if (due >= args->timeout) break;
+        int r = -ETIMEDOUT;
         struct nspa_wait_args a = *args;
-        a.timeout = due;
-        int r = wait_slow(me, &a, objs, count, args->alert != 0, all);
-        if (r != -ETIMEDOUT) {
+        if (due < args->timeout) {
+            a.timeout = due;
+            r = wait_slow(me, &a, objs, count, args->alert != 0, all);
+        }
+        if (due >= args->timeout || r != -ETIMEDOUT) {
+            /* not running the expiries after all: the service serves them */
+            for (uint32_t i = 0; i < count; i++)
+                if (obj_type_now(objs[i]) == NSPA_TYPE_TIMER) h->uncommit((uintptr_t)objs[i]);
+            if (due >= args->timeout) break;
             args->index = a.index;
             return r;
         }

@@ -41,12 +41,14 @@
 #define F_REMOVED 1u                 /* removed while its callback runs: do not requeue */
 #define F_RUNNING 2u                 /* its callback runs (on the service or a waiter) */
 #define F_DIRECT  4u                 /* a local waiter will run this expiry (direct path) */
-/* How long the service leaves an expiry a local waiter said it will run (F_DIRECT) to
- * that waiter: the service does not wake at the same instant and contend with it for
- * `lk`; it runs the expiry itself only if the waiter has not by then (a waiter held up:
- * other waiters, in other processes too, and completion routines are then served at
- * most this late). */
-#define DIRECT_GRACE_NS 200000ull
+/* An expiry a local waiter is committed to run (F_DIRECT: it sleeps in its wait until
+ * that due time, then runs it) is left to that waiter however late it runs: it replays
+ * every period as a clock_nanosleep TIMER_ABSTIME loop does, and the service never
+ * wakes with it at the same instant to race for `lk`. The service looks once more this
+ * long after such a due time (a cheap look, in case the commit was dropped without a
+ * wake); a waiter that leaves its wait without running the expiry drops the commit
+ * (tsvc_uncommit) and wakes the service if it must serve it earlier than it would look. */
+#define DIRECT_RECHECK_NS 200000ull
 
 struct heap {
     struct tsvc_ent **a;
@@ -144,29 +146,39 @@ static void svc_sched_setup(void)
     }
 }
 
-/* When entry @e is due for the service: its due time, or, while a waiter of this
- * process said it will run the expiry itself (F_DIRECT, the direct path), DIRECT_GRACE
- * later: the service does not wake at the same instant as that waiter and contend
- * with it for the lock; it runs the expiry only if the waiter did not. */
-static inline uint64_t due_for_service(const struct tsvc_ent *e)
-{
-    return (e->flags & F_DIRECT) ? e->due + DIRECT_GRACE_NS : e->due;
-}
-
 /* lk held: an entry of @h due for the service at @now, or NULL and *@when = the next
- * time one is. The root and its two children are looked at: below a child that is not
- * due nothing is (heap order), so only entries under two F_DIRECT entries in their
- * grace can be served late, by at most the grace. */
+ * time the service must look. Entries a local waiter is committed to run (F_DIRECT)
+ * are passed over (their children looked at); there are at most as many as threads
+ * waiting, so this visits O(waiters) entries. */
 static struct tsvc_ent *heap_due(struct heap *h, uint64_t now, uint64_t *when)
 {
+    uint32_t st[64], sp = 0;
     uint64_t w = UINT64_MAX;
-    for (uint32_t i = 0; i < 3 && i < h->n; i++) {
-        uint64_t d = due_for_service(h->a[i]);
-        if (d <= now) return h->a[i];
-        if (d < w) w = d;
+    if (h->n) st[sp++] = 0;
+    while (sp) {
+        struct tsvc_ent *e = h->a[st[--sp]];
+        if (e->due >= w) continue;               /* nothing below it is earlier */
+        if (!(e->flags & F_DIRECT)) {
+            if (e->due <= now) return e;
+            w = e->due;
+            continue;
+        }
+        if (now < e->due + DIRECT_RECHECK_NS) w = e->due + DIRECT_RECHECK_NS;
+        for (uint32_t c = 2 * (uint32_t)e->idx + 1; c <= 2 * (uint32_t)e->idx + 2; c++)
+            if (c < h->n && sp < 64) st[sp++] = c;
     }
     *when = w;
     return NULL;
+}
+
+/* lk held: make the service look again if it sleeps past @e's due time */
+static void wake_for(struct tsvc_ent *e)
+{
+    int k = e->clock == CLOCK_REALTIME;
+    if (on_service || e->idx < 0 || e->due >= svc_until[k]) return;
+    svc_until[k] = 0;
+    atomic_fetch_add_explicit(&seq, 1, memory_order_release);
+    nspa_futex_wake_n(&seq, 1, 0);
 }
 
 /* Run @e's callback (taken off its heap; lk held, dropped meanwhile), then queue it
@@ -186,17 +198,11 @@ static void run_entry(struct tsvc_ent *e, uint64_t now)
     if (again == 1 && e->period && e->idx < 0 && !removed) {
         e->due += e->period;
         if (heap_push(heap_of(e), e)) { /* no room: the periodic entry ends */ }
-        /* Queued again by a waiter (the direct path): the service, asleep, must still
-         * come for it at due + grace if the waiter does not (nobody else would: other
-         * waiters and completion routines depend on it). A wake only when its sleep
-         * would end later than that: the service's timeout was computed for the
-         * previous period's due + grace, so with a waiter running every period this is
-         * no system call at all. */
-        else if (!on_service && e->idx == 0 && due_for_service(e) < svc_until[e->clock == CLOCK_REALTIME]) {
-            svc_until[e->clock == CLOCK_REALTIME] = 0;
-            atomic_fetch_add_explicit(&seq, 1, memory_order_release);
-            nspa_futex_wake_n(&seq, 1, 0);
-        }
+        /* queued again by a waiter (the direct path): the service, asleep, must come
+         * for it if no waiter commits to it (a wake only if it sleeps past its due
+         * time: with a waiter running every period, the service's look at the previous
+         * due + DIRECT_RECHECK comes first, so no system call here) */
+        else wake_for(e);
     }
     atomic_fetch_add_explicit(&run_seq, 1, memory_order_release);
     if (run_waiters) nspa_futex_wake_n(&run_seq, INT32_MAX, 0);
@@ -331,10 +337,7 @@ NSPA_HIDDEN int tsvc_add(struct tsvc_ent *e)
         e->flags &= F_REMOVED | F_RUNNING;   /* re-armed from its own callback */
         r = heap_push(heap_of(e), e);
     }
-    if (!r && e->idx == 0 && !on_service) {   /* a new earliest entry: the service looks again */
-        atomic_fetch_add_explicit(&seq, 1, memory_order_release);
-        nspa_futex_wake_n(&seq, 1, 0);
-    }
+    if (!r) wake_for(e);             /* due before the service would look: it looks now */
     pthread_mutex_unlock(&lk);
     return r;
 }
@@ -344,6 +347,7 @@ NSPA_HIDDEN int tsvc_remove(struct tsvc_ent *e)
     pthread_once(&lk_once, lk_init);
     pthread_mutex_lock(&lk);
     int was = 0;
+    e->flags &= ~F_DIRECT;           /* a commit of a waiter is to this arm only */
     if (e->idx >= 0) {
         heap_del(heap_of(e), e);
         was = 1;
@@ -372,7 +376,7 @@ NSPA_HIDDEN int tsvc_due_mono(struct tsvc_ent *e, uint64_t *due)
     pthread_once(&lk_once, lk_init);
     pthread_mutex_lock(&lk);
     int q = e->idx >= 0 && !(e->flags & F_RUNNING);
-    if (q) e->flags |= F_DIRECT;         /* the service leaves this expiry to the caller */
+    if (q) e->flags |= F_DIRECT;         /* committed: the service leaves it to the caller */
     uint64_t d = e->due;
     clockid_t clk = e->clock;
     pthread_mutex_unlock(&lk);
@@ -383,6 +387,17 @@ NSPA_HIDDEN int tsvc_due_mono(struct tsvc_ent *e, uint64_t *due)
     }
     *due = d;
     return 1;
+}
+
+NSPA_HIDDEN void tsvc_uncommit(struct tsvc_ent *e)
+{
+    pthread_once(&lk_once, lk_init);
+    pthread_mutex_lock(&lk);
+    if (e->flags & F_DIRECT) {
+        e->flags &= ~F_DIRECT;
+        wake_for(e);
+    }
+    pthread_mutex_unlock(&lk);
 }
 
 NSPA_HIDDEN int tsvc_run_if_due(struct tsvc_ent *e)

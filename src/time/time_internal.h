@@ -39,9 +39,14 @@ NSPA_HIDDEN int tsvc_add(struct tsvc_ent *e);
 NSPA_HIDDEN int tsvc_remove(struct tsvc_ent *e);
 /* The direct path (docs/time.md): a thread waiting for a timer sleeps until the due
  * time itself and runs the expiry when it wakes, instead of being woken by the service.
- * tsvc_due_mono: @e's due time on CLOCK_MONOTONIC if it is queued (1), else 0.
+ * tsvc_due_mono: @e's due time on CLOCK_MONOTONIC if it is queued (1), else 0; the
+ * caller is then committed to run it (the service leaves it to the caller).
  * tsvc_run_if_due: run @e's callback now, on this thread, if it is queued and due (1). */
 NSPA_HIDDEN int tsvc_due_mono(struct tsvc_ent *e, uint64_t *due);
+/* the caller's wait ends without running @e's expiry (it got something else, or its
+ * own timeout comes first): the service serves it again (tsvc_due_mono committed the
+ * caller to it) */
+NSPA_HIDDEN void tsvc_uncommit(struct tsvc_ent *e);
 NSPA_HIDDEN int tsvc_run_if_due(struct tsvc_ent *e);
 /* 1 when the caller is the service thread (a callback) */
 NSPA_HIDDEN int tsvc_on_service_thread(void);

@@ -167,6 +167,12 @@ static void hook_expire(uintptr_t key)
     if (t) tsvc_run_if_due(&t->e);
 }
 
+static void hook_uncommit(uintptr_t key)
+{
+    struct trec *t = find_nolock(key);
+    if (t) tsvc_uncommit(&t->e);
+}
+
 static int hook_poll(uintptr_t key)
 {
     struct nspa__timer_sched s;
@@ -177,7 +183,7 @@ static int hook_poll(uintptr_t key)
     return 1;
 }
 
-static const struct nspa__timer_hooks hooks = { hook_due, hook_expire, hook_poll };
+static const struct nspa__timer_hooks hooks = { hook_due, hook_expire, hook_poll, hook_uncommit };
 
 /* Installed at load: a process that only opened a timer (by name, inherited,
  * duplicated into it) must be able to take it over too. The sync core calls them only

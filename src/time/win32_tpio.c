@@ -92,19 +92,22 @@ NSPA_EXPORT PTP_IO WINAPI CreateThreadpoolIo(HANDLE file, PTP_WIN32_IO_CALLBACK 
         free(io);
         return NULL;                     /* the last error is the port's */
     }
-    /* the notify first: a packet may come as soon as the file is associated */
-    io_port_set_notify(H32(io->port), io_posted, &io->o);
-    if (!CreateIoCompletionPort(file, io->port, 0, 0)) {
-        DWORD err = GetLastError();
-        CloseHandle(io->port);
-        free(io);
-        SetLastError(err);               /* another port already, or not a file */
-        return NULL;
-    }
     io->o.invoke = io_invoke;
     io->o.destroy = io_destroy;
     io->o.stop = io_stop;
     tp_env_setup(&io->o, TPK_IO, (void *)fn, ctx, env);
+    /* complete before the association: a packet may come as soon as it is made */
+    io_port_set_notify(H32(io->port), io_posted, &io->o);
+    if (!CreateIoCompletionPort(file, io->port, 0, 0)) {
+        DWORD err = GetLastError();      /* another port already, or not a file */
+        io_port_set_notify(H32(io->port), NULL, NULL);
+        io->o.fin_cb = NULL;             /* never made: no finalization callback */
+        tp_obj_release(&io->o);
+        CloseHandle(io->port);
+        free(io);
+        SetLastError(err);
+        return NULL;
+    }
     return (PTP_IO)io;
 }
 
