@@ -73,13 +73,13 @@ NSPA_HIDDEN int nspa__timer_arm(nspa_obj_t h, const struct nspa__timer_sched *s,
     __atomic_store_n(&o->max, g, __ATOMIC_RELEASE);
     if (s) atomic_store_explicit(&o->word, w & ~EVT_SIGNALED, memory_order_release);
     struct ns_timer *t = rec_of(o);
-    if (t) {
+    if (t) {                         /* flags and owner are also looked at without the lock */
         t->gen = g;
-        t->flags = s ? TMR_ARMED | (s->realtime ? TMR_REALTIME : 0) : 0;
         t->due = s ? s->due : 0;
         t->period = s ? s->period : 0;
-        t->owner_slot = nspa_ns->proc;
-        t->owner_pid = nspa_ns->procs[nspa_ns->proc].pid;
+        __atomic_store_n(&t->owner_slot, nspa_ns->proc, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->owner_pid, nspa_ns->procs[nspa_ns->proc].pid, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->flags, s ? TMR_ARMED | (s->realtime ? TMR_REALTIME : 0) : 0, __ATOMIC_RELEASE);
     }
     obj_unclaim_if_idle(o);
     obj_unlock(o);
@@ -124,8 +124,8 @@ NSPA_HIDDEN int nspa__timer_adopt(uintptr_t key, struct nspa__timer_sched *s, ui
         if (h_alloc(o, own)) {
             obj_unref(o);
         } else {
-            t->owner_slot = ns->proc;
-            t->owner_pid = me;
+            __atomic_store_n(&t->owner_slot, ns->proc, __ATOMIC_RELAXED);
+            __atomic_store_n(&t->owner_pid, me, __ATOMIC_RELAXED);
             rec_read(t, s);
             *gen = t->gen;
             r = 1;
@@ -150,7 +150,7 @@ NSPA_HIDDEN int nspa__timer_fire(nspa_obj_t h, uint32_t gen, uint64_t next_due, 
         struct ns_timer *t = rec_of(o);
         if (t && t->gen == gen) {        /* the next expiry, for whoever may adopt it */
             if (t->period) t->due = next_due;
-            else t->flags &= ~TMR_ARMED;
+            else __atomic_fetch_and(&t->flags, ~TMR_ARMED, __ATOMIC_RELEASE);
         }
         uint64_t w = obj_claim(o);
         atomic_store_explicit(&o->word, w | EVT_SIGNALED, memory_order_release);
