@@ -76,18 +76,20 @@ static int count_wakes(HANDLE t, int ms)
     return n;
 }
 
-static void name_of(char *buf, size_t cap, const char *what)
+/* a named timer of this test (its name in @name, 64 bytes) */
+static HANDLE named_timer(const char *what, BOOL manual, char *name)
 {
-    snprintf(buf, cap, "nspa-orphan-%s-%d", what, (int)getpid());
+    snprintf(name, 64, "nspa-orphan-%s-%d", what, (int)getpid());
+    HANDLE t = CreateWaitableTimerA(NULL, manual, name);
+    REQUIRE(t != NULL);
+    return t;
 }
 
 /* A: the child has exited before the parent waits */
 static void test_exited_then_wait(void)
 {
     char name[64];
-    name_of(name, sizeof(name), "a");
-    HANDLE t = CreateWaitableTimerA(NULL, FALSE, name);
-    REQUIRE(t != NULL);
+    HANDLE t = named_timer("a", FALSE, name);
     double set_at;
     pid_t pid = child_sets(name, 500, 20, -1, &set_at);
     reap(pid, 0);
@@ -114,9 +116,7 @@ static void test_exited_then_wait(void)
 static void test_killed_while_waiting(void)
 {
     char name[64];
-    name_of(name, sizeof(name), "b");
-    HANDLE t = CreateWaitableTimerA(NULL, FALSE, name);
-    REQUIRE(t != NULL);
+    HANDLE t = named_timer("b", FALSE, name);
     double set_at;
     pid_t pid = child_sets(name, 300, 25, INT32_MAX, &set_at);
     /* the child is killed 100 ms from now, during the wait below */
@@ -145,9 +145,7 @@ static void test_killed_while_waiting(void)
 static void test_poll(void)
 {
     char name[64];
-    name_of(name, sizeof(name), "c");
-    HANDLE t = CreateWaitableTimerA(NULL, FALSE, name);
-    REQUIRE(t != NULL);
+    HANDLE t = named_timer("c", FALSE, name);
     double set_at;
     pid_t pid = child_sets(name, 20, 1000, -1, &set_at);
     reap(pid, 0);
@@ -176,9 +174,7 @@ static void test_poll(void)
 static void test_oneshot_and_living(void)
 {
     char name[64];
-    name_of(name, sizeof(name), "d");
-    HANDLE t = CreateWaitableTimerA(NULL, TRUE, name);           /* manual */
-    REQUIRE(t != NULL);
+    HANDLE t = named_timer("d", TRUE, name);           /* manual */
     double set_at;
     pid_t pid = child_sets(name, 60, 0, -1, &set_at);
     reap(pid, 0);
@@ -189,8 +185,7 @@ static void test_oneshot_and_living(void)
 
     /* E: the child lives (it sleeps 400 ms after its set): its service fires at the due
      * time, and the parent's wake counts match one service, not two */
-    name_of(name, sizeof(name), "e");
-    t = CreateWaitableTimerA(NULL, FALSE, name);
+    t = named_timer("e", FALSE, name);
     pid = child_sets(name, 50, 20, 400, &set_at);
     CHECK_EQ(WaitForSingleObject(t, 1000), WAIT_OBJECT_0);
     double late = mono_ms() - (set_at + 50);
