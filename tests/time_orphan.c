@@ -8,9 +8,12 @@
  *      at most the adoption grace, 2 ms, and scheduling);
  *   C. nobody waits: a poll after the due time finds the timer signaled, once;
  *   D. a one-shot timer fires once and no more; a cancel after the take-over stops it;
- *   E. a set by a living process is never taken over (no double service).
+ *   E. a set by a living process is never taken over (no double service);
+ *   F. nor one whose main thread ended with pthread_exit while another thread lives (its
+ *      main thread is a zombie in /proc then, the process is not).
  * The child reports the monotonic time of its set through a pipe. */
 #include <windows.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -201,11 +204,57 @@ static void test_oneshot_and_living(void)
     CloseHandle(t);
 }
 
+/* F: the child's main thread ends (pthread_exit); its other thread arms the timer and
+ * lives on for 400 ms */
+static const char *f_name;
+static int f_pipe;
+
+static void *f_thread(void *arg)
+{
+    HANDLE c = OpenWaitableTimerA(TIMER_ALL_ACCESS, FALSE, f_name);
+    LARGE_INTEGER d;
+    d.QuadPart = -50 * 10000;
+    if (!c || !SetWaitableTimer(c, &d, 20, NULL, NULL, FALSE)) _exit(2);
+    char x = 1;
+    if (write(f_pipe, &x, 1) != 1) _exit(3);
+    usleep(400000);
+    _exit(0);
+}
+
+static void test_main_thread_exited(void)
+{
+    char name[64];
+    HANDLE t = named_timer("f", FALSE, name);
+    int p[2];
+    REQUIRE(pipe(p) == 0);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        f_name = name;
+        f_pipe = p[1];
+        pthread_t th;
+        if (pthread_create(&th, NULL, f_thread, NULL)) _exit(4);
+        pthread_exit(NULL);
+    }
+    close(p[1]);
+    char x;
+    CHECK_EQ(read(p[0], &x, 1), 1);
+    close(p[0]);
+    CHECK_EQ(WaitForSingleObject(t, 1000), WAIT_OBJECT_0);
+    int n = count_wakes(t, 200);
+    printf("F: %d wakes in 200 ms from a setter whose main thread ended\n", n);
+    CHECK(n >= 3 && n <= 12);            /* two services would give about 20 */
+    reap(pid, 0);
+    CloseHandle(t);
+}
+
 int main(void)
 {
     test_exited_then_wait();
     test_killed_while_waiting();
     test_poll();
     test_oneshot_and_living();
+    test_main_thread_exited();
     return nspa_test_done();
 }
