@@ -22,3 +22,4 @@ nspa_add_test(win32_environ SOURCES tests/win32_environ.c WIN32 THREADED TIMEOUT
 nspa_add_test(win32_process_churn SOURCES tests/win32_process_churn.c WIN32 TIMEOUT 300)
 nspa_add_test(win32_process_inherit SOURCES tests/win32_process_inherit.c WIN32 THREADED TIMEOUT 120)
 nspa_add_test(win32_process_stdio SOURCES tests/win32_process_stdio.c WIN32 TIMEOUT 60)
+nspa_add_test(win32_process_inherit_io SOURCES tests/win32_process_inherit_io.c WIN32 TIMEOUT 60)
