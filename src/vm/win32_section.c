@@ -9,10 +9,6 @@
 #include "nspa/win32/memoryapi.h"
 #include "io/io_api.h"
 
-#ifndef ERROR_MAPPED_ALIGNMENT
-#define ERROR_MAPPED_ALIGNMENT 1132
-#endif
-
 static const char *strip_local(const char *n)
 {
     return strncmp(n, "Local\\", 6) == 0 ? n + 6 : n;

@@ -78,6 +78,7 @@
 #define ERROR_NO_DATA                 232
 #define ERROR_PIPE_NOT_CONNECTED      233
 #define ERROR_FILE_INVALID            1006
+#define ERROR_MAPPED_ALIGNMENT        1132
 
 #define S_OK            ((HRESULT)0)
 #define S_FALSE         ((HRESULT)1)
