@@ -167,6 +167,7 @@ NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t
     int r = 0;
     if (wr ? !f->can_write : !f->can_read) r = -EACCES;
     else if (!buf && len) r = -EFAULT;
+    else if (!wr && nspa_vm_before_kernel_write(buf, len)) r = -EFAULT;   /* guard pages, watches */
     else if (f->overlapped && !ov) r = -EINVAL;          /* an overlapped handle needs one */
     else if (routine && !f->overlapped) r = -EINVAL;
     int64_t off = -1;

@@ -27,6 +27,7 @@
 #include "common/export.h"
 #include "sync/sync_api.h"
 #include "win32/win32_private.h"
+#include "nspa/vm.h"
 
 #define IO_MAX_IOV 16
 
@@ -204,6 +205,16 @@ NSPA_HIDDEN struct io_file *io_sock_get(uint32_t s, int *err);
 NSPA_HIDDEN int io_sock_block(struct io_file *f, int events, uint32_t timeout_ms);
 NSPA_HIDDEN void io_es_reenable(struct io_file *f, int ev);
 NSPA_HIDDEN void io_es_poll(struct io_file *f);   /* look at readiness now (file lock held) */
+
+/* The kernel is about to write into these buffers for the program: write-watched pages
+ * are counted and opened, a guard page loses its guard and fails the call (src/vm,
+ * nspa_vm_before_kernel_write). 0 or -EFAULT. */
+static inline int io_kernel_writes(const struct iovec *iov, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (nspa_vm_before_kernel_write(iov[i].iov_base, iov[i].iov_len)) return -EFAULT;
+    return 0;
+}
 
 /* ---- block.c: synchronous waits that CancelSynchronousIo can end ------------------ */
 /* wait until @fd is ready for @events (poll), at most @timeout_ms (0: no limit):

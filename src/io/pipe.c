@@ -122,6 +122,7 @@ NSPA_HIDDEN int io_pipe_peek(uint32_t h, void *buf, uint32_t len, uint32_t *read
         if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) r = -EPIPE;
     }
     uint32_t got = 0;
+    if (!r && buf && len && nspa_vm_before_kernel_write(buf, len)) r = -EFAULT;
     if (!r && buf && len && n > 0) {
         /* a Linux FIFO (a standard stream) cannot be read without consuming: its data is
          * not copied, only counted (docs/io.md) */

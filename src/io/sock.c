@@ -239,6 +239,7 @@ NSPA_HIDDEN int64_t io_ws_recv(uint32_t s, const struct io_wsabuf *b, uint32_t n
     struct msghdr m = { 0 };
     int64_t r = fill_iov(iov, b, n);
     if (!r && from && (!fromlen || *fromlen < (f->family == AF_INET ? 16 : 28))) r = -EFAULT;
+    if (!r) r = io_kernel_writes(iov, n);
     m.msg_iov = iov;
     m.msg_iovlen = n;
     int lf = flags ? msg_flags_from_win(*flags) : 0;
