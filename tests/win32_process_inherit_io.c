@@ -19,8 +19,9 @@ static int child_main(int argc, char **argv)
 {
     const char *m = argv[1];
     DWORD n, flags = 0;
-    if (!strcmp(m, "child-file") && argc == 3) {
+    if (!strcmp(m, "child-file") && (argc == 3 || argc == 4)) {
         HANDLE f = hv(argv[2]);
+        if (argc == 4 && !SetEvent(hv(argv[3]))) return 14;   /* a sync object beside it */
         if (GetFileType(f) != FILE_TYPE_DISK) return 10;
         if (!GetHandleInformation(f, &flags) || !(flags & HANDLE_FLAG_INHERIT)) return 11;
         LARGE_INTEGER z = { 0 }, pos;
@@ -97,8 +98,12 @@ static void test_file(void)
     REQUIRE(f != INVALID_HANDLE_VALUE);
     DWORD n;
     CHECK(WriteFile(f, "parent", 6, &n, NULL));
-    snprintf(arg, sizeof(arg), "child-file %lu", (unsigned long)(uintptr_t)f);
+    HANDLE ev = CreateEventA(&sa, TRUE, FALSE, NULL);   /* inherited in the same spawn */
+    REQUIRE(ev);
+    snprintf(arg, sizeof(arg), "child-file %lu %lu", (unsigned long)(uintptr_t)f, (unsigned long)(uintptr_t)ev);
     CHECK_EQ(run(arg, TRUE), 0);
+    CHECK_EQ(WaitForSingleObject(ev, 0), WAIT_OBJECT_0);
+    CloseHandle(ev);
     /* the child's write moved the pointer we share */
     LARGE_INTEGER z = { 0 }, pos;
     CHECK(SetFilePointerEx(f, z, &pos, FILE_CURRENT) && pos.QuadPart == 11);
@@ -119,6 +124,22 @@ static void test_file(void)
     CHECK(SetFilePointerEx(g, (LARGE_INTEGER){ .QuadPart = 6 }, NULL, FILE_BEGIN));
     snprintf(arg, sizeof(arg), "child-file %lu", (unsigned long)(uintptr_t)g);
     CHECK_EQ(run(arg, TRUE), 0);
+    /* a file handle cannot be put into another process (its descriptor would have to
+     * cross): ERROR_NOT_SUPPORTED, nothing half done */
+    char cmd[4400];
+    snprintf(cmd, sizeof(cmd), "\"%s\" child-absent 4", self);
+    STARTUPINFOA si = { sizeof(si) };
+    PROCESS_INFORMATION pi;
+    REQUIRE(CreateProcessA(NULL, cmd, NULL, NULL, FALSE, CREATE_SUSPENDED, NULL, NULL, &si, &pi));
+    HANDLE remote = NULL;
+    SetLastError(0);
+    CHECK(!DuplicateHandle(GetCurrentProcess(), g, pi.hProcess, &remote, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CHECK_EQ(GetLastError(), ERROR_NOT_SUPPORTED);
+    CHECK_EQ(GetFileType(g), FILE_TYPE_DISK);
+    TerminateProcess(pi.hProcess, 0);
+    WaitForSingleObject(pi.hProcess, 10000);
+    CloseHandle(pi.hProcess);
+    CloseHandle(pi.hThread);
     CloseHandle(g);
     CloseHandle(f);
     DeleteFileA(path);

@@ -44,6 +44,14 @@ static int child_main(int argc, char **argv)
         fflush(stdout);
         return 0;
     }
+    if (!strcmp(m, "child-block") && argc == 2) {
+        char b[8];
+        DWORD n;
+        printf("ready\n");
+        fflush(stdout);
+        ReadFile(GetStdHandle(STD_INPUT_HANDLE), b, sizeof(b), &n, NULL);   /* killed here */
+        return 30;
+    }
     if (!strcmp(m, "child-write") && argc == 2) {
         HANDLE out = GetStdHandle(STD_OUTPUT_HANDLE);
         DWORD w;
@@ -194,6 +202,49 @@ static void test_not_inherited(int inherit_flag, BOOL inherit_handles)
     CloseHandle(r);
 }
 
+/* A child killed while it blocks in ReadFile on its stdin: nothing stays blocked or
+ * locked here — our read end sees the end, our write end sees no reader. Also with
+ * CREATE_SUSPENDED (the standard handles are set before the program runs). */
+static void test_killed(DWORD flags)
+{
+    SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+    HANDLE in_r, in_w, out_r, out_w;
+    REQUIRE(CreatePipe(&in_r, &in_w, &sa, 0));
+    REQUIRE(CreatePipe(&out_r, &out_w, &sa, 0));
+    SetHandleInformation(in_w, HANDLE_FLAG_INHERIT, 0);
+    SetHandleInformation(out_r, HANDLE_FLAG_INHERIT, 0);
+    STARTUPINFOA si = { sizeof(si) };
+    si.dwFlags = STARTF_USESTDHANDLES;
+    si.hStdInput = in_r;
+    si.hStdOutput = out_w;
+    si.hStdError = out_w;
+    char cmd[4200];
+    snprintf(cmd, sizeof(cmd), "\"%s\" child-block", self);
+    PROCESS_INFORMATION pi;
+    REQUIRE(CreateProcessA(NULL, cmd, NULL, NULL, TRUE, flags, NULL, NULL, &si, &pi));
+    CloseHandle(in_r);
+    CloseHandle(out_w);
+    if (flags & CREATE_SUSPENDED) {
+        DWORD avail = 1;
+        Sleep(20);
+        CHECK(PeekNamedPipe(out_r, NULL, 0, NULL, &avail, NULL) && avail == 0);   /* not running */
+        CHECK(ResumeThread(pi.hThread) != (DWORD)-1);
+    }
+    char b[16];
+    DWORD n;
+    CHECK(ReadFile(out_r, b, 6, &n, NULL) && n == 6 && !memcmp(b, "ready\n", 6));
+    Sleep(20);                                  /* let it block in ReadFile */
+    CHECK(TerminateProcess(pi.hProcess, 9));
+    CHECK_EQ(finish(&pi), 9);
+    SetLastError(0);
+    CHECK(!ReadFile(out_r, b, sizeof(b), &n, NULL));
+    CHECK_EQ(GetLastError(), ERROR_BROKEN_PIPE);
+    CHECK(!WriteFile(in_w, "x", 1, &n, NULL));
+    CHECK_EQ(GetLastError(), ERROR_NO_DATA);
+    CloseHandle(in_w);
+    CloseHandle(out_r);
+}
+
 static void test_pipe_basics(void)
 {
     HANDLE r, w;
@@ -241,5 +292,7 @@ int main(int argc, char **argv)
     test_foreign();
     test_not_inherited(FALSE, TRUE);
     test_not_inherited(TRUE, FALSE);
+    test_killed(0);
+    test_killed(CREATE_SUSPENDED);
     return nspa_test_done();
 }
