@@ -6,6 +6,12 @@
  * the thread is not blocked in I/O (running, sleeping, waiting on an event, the caller
  * itself); ERROR_INVALID_HANDLE for a handle that is not a thread. */
 #include "io_util.h"
+/* <unistd.h> cannot meet <ws2tcpip.h> (socklen_t): the few POSIX calls used here */
+extern int pipe(int fds[2]);
+extern int dup(int fd);
+extern int dup2(int fd, int to);
+extern int close(int fd);
+extern long write(int fd, const void *buf, unsigned long n);
 
 struct job {
     int kind;                 /* 0 ReadFile, 1 WriteFile until full, 2 recv */
@@ -133,6 +139,31 @@ static void test_recv(void)
     closesocket(l);
 }
 
+/* a standard stream that is a Linux pipe (not one of ours): the wait is cancellable too */
+static void test_std_fifo(void)
+{
+    int p[2];
+    REQUIRE(pipe(p) == 0);
+    int saved = dup(0);
+    REQUIRE(saved >= 0 && dup2(p[0], 0) == 0);
+    HANDLE in = GetStdHandle(STD_INPUT_HANDLE);
+    CHECK_EQ(GetFileType(in), FILE_TYPE_PIPE);
+    struct job j = { .kind = 0, .h = in };
+    HANDLE th = CreateThread(NULL, 0, worker, &j, 0, NULL);
+    REQUIRE(th);
+    cancel_until(th);
+    wait_stage(&j, 2);
+    CHECK_EQ(j.err, ERROR_OPERATION_ABORTED);
+    CHECK_EQ(write(p[1], "fifo", 4), 4);
+    CHECK_EQ(WaitForSingleObject(th, 10000), WAIT_OBJECT_0);
+    CHECK(j.err2 == 0 && j.n2 == 4 && !memcmp(j.buf, "fifo", 4));
+    CloseHandle(th);
+    dup2(saved, 0);
+    close(saved);
+    close(p[0]);
+    close(p[1]);
+}
+
 static DWORD WINAPI sleeper(LPVOID ev)
 {
     return WaitForSingleObject((HANDLE)ev, 10000);
@@ -170,6 +201,7 @@ int main(void)
     test_pipe_read();
     test_pipe_write();
     test_recv();
+    test_std_fifo();
     WSACleanup();
     return nspa_test_done();
 }

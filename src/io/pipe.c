@@ -46,6 +46,16 @@ NSPA_HIDDEN int io_stream_rw(struct io_file *f, int wr, void *buf, uint32_t len,
     if (!len) return 0;                               /* nothing to wait for */
     for (;;) {
         ssize_t n;
+        if (!sock) {
+            /* a FIFO or a terminal cannot be asked not to block per call (and its flags are
+             * shared with other processes): wait for readiness first, where a cancel can
+             * reach the thread, then read or write */
+            int r = io_block(fd, wr ? POLLOUT : POLLIN, 0);
+            if (r) {
+                *done = moved;
+                return r;
+            }
+        }
         if (sock) n = wr ? send(fd, (char *)buf + moved, len - moved, MSG_DONTWAIT | MSG_NOSIGNAL)
                          : recv(fd, buf, len, MSG_DONTWAIT);
         else n = wr ? write(fd, (char *)buf + moved, len - moved) : read(fd, buf, len);
@@ -68,8 +78,8 @@ NSPA_HIDDEN int io_stream_rw(struct io_file *f, int wr, void *buf, uint32_t len,
             *done = moved;
             return e == ECONNRESET ? -EPIPE : -e;
         }
-        /* a plain descriptor blocks in read/write itself once poll says ready; a
-         * socket (pipe) waits here for readiness and tries again without blocking */
+        if (!sock) continue;                          /* an O_NONBLOCK stream: poll again */
+        /* a socket (our pipes) waits here for readiness and tries again */
         int r = io_block(fd, wr ? POLLOUT : POLLIN, 0);
         if (r) {
             *done = moved;
