@@ -31,6 +31,22 @@ static HANDLE data_file(void)
     return f;
 }
 
+/* a loopback TCP connection: listener, overlapped client, accepted server side */
+static void tcp_pair(SOCKET *l, SOCKET *c, SOCKET *s)
+{
+    *l = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+    struct sockaddr_in a = { 0 };
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int al = sizeof(a);
+    REQUIRE(bind(*l, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(*l, 1) == 0 &&
+            getsockname(*l, (struct sockaddr *)&a, &al) == 0);
+    *c = WSASocketA(AF_INET, SOCK_STREAM, IPPROTO_TCP, NULL, 0, WSA_FLAG_OVERLAPPED);
+    REQUIRE(connect(*c, (struct sockaddr *)&a, sizeof(a)) == 0);
+    *s = accept(*l, NULL, NULL);
+    REQUIRE(*s != INVALID_SOCKET);
+}
+
 static void test_write_watch(void)
 {
     const SIZE_T size = 16 * 4096;
@@ -58,19 +74,8 @@ static void test_write_watch(void)
     CHECK(count == 1 && addrs[0] == base + 3 * 4096);
     CloseHandle(f);
     /* a socket receive, blocking and overlapped */
-    WSADATA d;
-    REQUIRE(WSAStartup(MAKEWORD(2, 2), &d) == 0);
-    SOCKET l = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
-    struct sockaddr_in a = { 0 };
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int al = sizeof(a);
-    REQUIRE(bind(l, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(l, 1) == 0 &&
-            getsockname(l, (struct sockaddr *)&a, &al) == 0);
-    SOCKET c = WSASocketA(AF_INET, SOCK_STREAM, IPPROTO_TCP, NULL, 0, WSA_FLAG_OVERLAPPED);
-    REQUIRE(connect(c, (struct sockaddr *)&a, sizeof(a)) == 0);
-    SOCKET s = accept(l, NULL, NULL);
-    REQUIRE(s != INVALID_SOCKET);
+    SOCKET l, c, s;
+    tcp_pair(&l, &c, &s);
     CHECK_EQ(send(s, "sock", 4, 0), 4);
     CHECK_EQ(recv(c, base + 7 * 4096, 4096, 0), 4);
     count = 32;
@@ -118,16 +123,8 @@ static void test_guard(void)
     CloseHandle(f);
     /* a receive */
     CHECK(VirtualProtect(p + 4096, 4096, PAGE_READWRITE | PAGE_GUARD, &old));
-    SOCKET l = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
-    struct sockaddr_in a = { 0 };
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int al = sizeof(a);
-    REQUIRE(bind(l, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(l, 1) == 0 &&
-            getsockname(l, (struct sockaddr *)&a, &al) == 0);
-    SOCKET c = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
-    REQUIRE(connect(c, (struct sockaddr *)&a, sizeof(a)) == 0);
-    SOCKET s = accept(l, NULL, NULL);
+    SOCKET l, c, s;
+    tcp_pair(&l, &c, &s);
     CHECK_EQ(send(s, "guard", 5, 0), 5);
     CHECK_EQ(recv(c, p + 4096, 100, 0), SOCKET_ERROR);
     CHECK_EQ(WSAGetLastError(), WSAEFAULT);
@@ -142,6 +139,8 @@ static void test_guard(void)
 
 int main(void)
 {
+    WSADATA d;
+    REQUIRE(WSAStartup(MAKEWORD(2, 2), &d) == 0);
     snprintf(path, sizeof(path), "/tmp/nspa-vm-kw-%d", (int)getpid());
     PVOID h = AddVectoredExceptionHandler(1, count_handler);
     REQUIRE(h);

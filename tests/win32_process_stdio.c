@@ -149,19 +149,27 @@ static void test_capture(void)
     CloseHandle(err_r);
 }
 
+/* two inheritable pipes for a child's stdin and stdout; our ends are not inheritable */
+static void stdio_pipes(STARTUPINFOA *si, HANDLE *in_r, HANDLE *in_w, HANDLE *out_r, HANDLE *out_w)
+{
+    SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+    REQUIRE(CreatePipe(in_r, in_w, &sa, 0));
+    REQUIRE(CreatePipe(out_r, out_w, &sa, 0));
+    SetHandleInformation(*in_w, HANDLE_FLAG_INHERIT, 0);
+    SetHandleInformation(*out_r, HANDLE_FLAG_INHERIT, 0);
+    memset(si, 0, sizeof(*si));
+    si->cb = sizeof(*si);
+    si->dwFlags = STARTF_USESTDHANDLES;
+    si->hStdInput = *in_r;
+    si->hStdOutput = *out_w;
+}
+
 /* A child that is not an NSPA program: /bin/cat copies stdin to stdout. */
 static void test_foreign(void)
 {
-    SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
     HANDLE in_r, in_w, out_r, out_w;
-    REQUIRE(CreatePipe(&in_r, &in_w, &sa, 0));
-    REQUIRE(CreatePipe(&out_r, &out_w, &sa, 0));
-    SetHandleInformation(in_w, HANDLE_FLAG_INHERIT, 0);
-    SetHandleInformation(out_r, HANDLE_FLAG_INHERIT, 0);
-    STARTUPINFOA si = { sizeof(si) };
-    si.dwFlags = STARTF_USESTDHANDLES;
-    si.hStdInput = in_r;
-    si.hStdOutput = out_w;
+    STARTUPINFOA si;
+    stdio_pipes(&si, &in_r, &in_w, &out_r, &out_w);
     si.hStdError = GetStdHandle(STD_ERROR_HANDLE);   /* ours: passes as a console does */
     PROCESS_INFORMATION pi;
     char cmd[] = "/bin/cat";
@@ -207,16 +215,9 @@ static void test_not_inherited(int inherit_flag, BOOL inherit_handles)
  * CREATE_SUSPENDED (the standard handles are set before the program runs). */
 static void test_killed(DWORD flags)
 {
-    SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
     HANDLE in_r, in_w, out_r, out_w;
-    REQUIRE(CreatePipe(&in_r, &in_w, &sa, 0));
-    REQUIRE(CreatePipe(&out_r, &out_w, &sa, 0));
-    SetHandleInformation(in_w, HANDLE_FLAG_INHERIT, 0);
-    SetHandleInformation(out_r, HANDLE_FLAG_INHERIT, 0);
-    STARTUPINFOA si = { sizeof(si) };
-    si.dwFlags = STARTF_USESTDHANDLES;
-    si.hStdInput = in_r;
-    si.hStdOutput = out_w;
+    STARTUPINFOA si;
+    stdio_pipes(&si, &in_r, &in_w, &out_r, &out_w);
     si.hStdError = out_w;
     char cmd[4200];
     snprintf(cmd, sizeof(cmd), "\"%s\" child-block", self);
