@@ -24,6 +24,9 @@ static int child_main(int argc, char **argv)
         if ((uintptr_t)out != strtoul(argv[3], NULL, 10)) return 11;
         if ((uintptr_t)err != strtoul(argv[4], NULL, 10)) return 12;
         if (GetFileType(in) != FILE_TYPE_PIPE || GetFileType(out) != FILE_TYPE_PIPE) return 13;
+        STARTUPINFOW si;
+        GetStartupInfoW(&si);
+        if (!(si.dwFlags & STARTF_USESTDHANDLES) || si.hStdOutput != out || si.hStdError != err) return 19;
         char buf[256], up[300];
         DWORD n, total = 0, w;
         for (;;) {
@@ -288,6 +291,9 @@ int main(int argc, char **argv)
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     REQUIRE(n > 0);
     self[n] = 0;
+    STARTUPINFOA own;
+    GetStartupInfoA(&own);                      /* ctest started us: no standard handles given */
+    CHECK(own.cb == sizeof(own) && !(own.dwFlags & STARTF_USESTDHANDLES) && !own.hStdOutput);
     test_pipe_basics();
     test_capture();
     test_foreign();

@@ -163,6 +163,10 @@ NSPA_HIDDEN void io_spawn_done(struct io_spawn *s)
 
 /* ---- the child ------------------------------------------------------------------- */
 
+static int startup_std;                 /* the parent gave STARTF_USESTDHANDLES */
+
+NSPA_HIDDEN int io_startup_std(void) { return startup_std; }
+
 static int from_parent(const char *v, const char **rest)
 {
     char *end;
@@ -221,8 +225,10 @@ __attribute__((constructor)) static void io_inherit_attach(void)
     if (v) unsetenv("NSPA_IOINHERIT");
     v = getenv("NSPA_STDH");
     unsigned long long s[3];
-    if (v && from_parent(v, &p) && sscanf(p, "%llu,%llu,%llu", &s[0], &s[1], &s[2]) == 3)
+    if (v && from_parent(v, &p) && sscanf(p, "%llu,%llu,%llu", &s[0], &s[1], &s[2]) == 3) {
         for (int k = 0; k < 3; k++)
             if (s[k]) io_set_std(k, (uint32_t)s[k]);
+        startup_std = 1;                              /* GetStartupInfo says so */
+    }
     if (v) unsetenv("NSPA_STDH");
 }

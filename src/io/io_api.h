@@ -100,4 +100,6 @@ struct io_spawn {
  * @inherit: bInheritHandles. 0 or -errno (nothing to release then). */
 NSPA_HIDDEN int io_spawn_prepare(struct io_spawn *s, const uint32_t *stdh, int inherit);
 NSPA_HIDDEN void io_spawn_done(struct io_spawn *s);     /* after the spawn (either way) */
+/* 1: this process was started with STARTF_USESTDHANDLES (GetStartupInfo) */
+NSPA_HIDDEN int io_startup_std(void);
 #endif

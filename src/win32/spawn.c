@@ -501,16 +501,30 @@ NSPA_EXPORT BOOL WINAPI CreateProcessW(LPCWSTR app, LPWSTR cmdline, LPSECURITY_A
     return ok;
 }
 
+/* With STARTF_USESTDHANDLES from the parent: the flag and the standard handles (the
+ * values GetStdHandle answers with), as NT's process parameters keep them. */
 NSPA_EXPORT void WINAPI GetStartupInfoA(LPSTARTUPINFOA si)
 {
     if (!si) return;
     memset(si, 0, sizeof(*si));
     si->cb = sizeof(*si);
+    if (io_startup_std()) {
+        si->dwFlags = STARTF_USESTDHANDLES;
+        si->hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+        si->hStdOutput = GetStdHandle(STD_OUTPUT_HANDLE);
+        si->hStdError = GetStdHandle(STD_ERROR_HANDLE);
+    }
 }
 
 NSPA_EXPORT void WINAPI GetStartupInfoW(LPSTARTUPINFOW si)
 {
     if (!si) return;
+    STARTUPINFOA a;
+    GetStartupInfoA(&a);
     memset(si, 0, sizeof(*si));
     si->cb = sizeof(*si);
+    si->dwFlags = a.dwFlags;
+    si->hStdInput = a.hStdInput;
+    si->hStdOutput = a.hStdOutput;
+    si->hStdError = a.hStdError;
 }
