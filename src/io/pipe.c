@@ -48,9 +48,11 @@ NSPA_HIDDEN int io_stream_rw(struct io_file *f, int wr, void *buf, uint32_t len,
         ssize_t n;
         if (!sock) {
             /* a FIFO or a terminal cannot be asked not to block per call (and its flags are
-             * shared with other processes): wait for readiness first, where a cancel can
-             * reach the thread, then read or write */
-            int r = io_block(fd, wr ? POLLOUT : POLLIN, 0);
+             * shared with other processes): when it is not ready, wait for it where a
+             * cancel can reach the thread, then read or write (a ready one, e.g. a
+             * console being written, needs no wake record) */
+            struct pollfd p = { fd, (short)(wr ? POLLOUT : POLLIN), 0 };
+            int r = poll(&p, 1, 0) == 1 ? 0 : io_block(fd, p.events, 0);
             if (r) {
                 *done = moved;
                 return r;
