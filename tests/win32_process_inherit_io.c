@@ -29,6 +29,20 @@ static int child_main(int argc, char **argv)
         if (!WriteFile(f, "child", 5, &n, NULL) || n != 5) return 13;
         return 0;
     }
+    if (!strcmp(m, "child-ovl") && argc == 3) {
+        /* an inherited FILE_FLAG_OVERLAPPED handle: overlapped reads at an offset */
+        HANDLE f = hv(argv[2]);
+        char b[8] = { 0 };
+        OVERLAPPED ov = { 0 };
+        ov.Offset = 6;
+        ov.hEvent = CreateEventA(NULL, TRUE, FALSE, NULL);
+        if (!ReadFile(f, b, 5, NULL, &ov) && GetLastError() != ERROR_IO_PENDING) return 60;
+        if (!GetOverlappedResult(f, &ov, &n, TRUE) || n != 5) return 61;
+        if (memcmp(b, "child", 5)) return 62;
+        SetLastError(0);
+        if (ReadFile(f, b, 5, &n, NULL) || GetLastError() != ERROR_INVALID_PARAMETER) return 63;   /* still overlapped */
+        return 0;
+    }
     if (!strcmp(m, "child-absent") && argc == 3) {
         SetLastError(0);
         if (GetFileType(hv(argv[2])) != FILE_TYPE_UNKNOWN) return 20;
@@ -111,6 +125,12 @@ static void test_file(void)
     CHECK(SetFilePointerEx(f, z, NULL, FILE_BEGIN));
     CHECK(ReadFile(f, buf, sizeof(buf) - 1, &n, NULL) && n == 11);
     CHECK(!strcmp(buf, "parentchild"));
+    HANDLE o = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING,
+                           FILE_FLAG_OVERLAPPED, NULL);
+    REQUIRE(o != INVALID_HANDLE_VALUE);
+    snprintf(arg, sizeof(arg), "child-ovl %lu", (unsigned long)(uintptr_t)o);
+    CHECK_EQ(run(arg, TRUE), 0);
+    CloseHandle(o);
     /* bInheritHandles FALSE: not there */
     snprintf(arg, sizeof(arg), "child-absent %lu", (unsigned long)(uintptr_t)f);
     CHECK_EQ(run(arg, FALSE), 0);
