@@ -92,6 +92,14 @@ NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
     return r->type ? 0 : -EBADF;
 }
 
+/* Files, sockets, pipes and completion ports name records of this process (src/io):
+ * they never grow into the region. Inheritance passes files, sockets and pipes with
+ * their descriptors (src/io/inherit.c); ports are not inherited (as on NT). */
+static int local_only(const struct sobj *o)
+{
+    return o->type == NSPA_TYPE_FILE || o->type == NSPA_TYPE_IOCP;
+}
+
 /* the attached namespace, or NULL */
 static struct ns *attached(void)
 {
@@ -129,6 +137,7 @@ NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot_out)
         struct sobj *o = h_at(i, &flags);
         if (!o || !(flags & NSPA_HANDLE_INHERIT)) continue;
         if (o->type == OBJ_FORWARD) o = obj_forward_target(o);
+        else if (local_only(o)) continue;                 /* files: src/io passes them */
         else if (!o->in_region && obj_promote(ns, o, &o)) continue;   /* owned by another thread: not inherited */
         if (!o->type) continue;
         uint32_t *l = ledger_slot_of(ns, s, i, 1);
@@ -193,6 +202,8 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
     if (h_lookup(h) != o || !o->type) {
         r = -EBADF;
+    } else if (local_only(o)) {
+        r = -EOPNOTSUPP;                         /* a file descriptor cannot go this way */
     } else if (s != UINT32_MAX && !o->in_region && (r = obj_promote(ns, o, &o)) != 0) {
         r = r == -EBUSY ? -EOPNOTSUPP : r;       /* a mutex another thread owns (docs/process.md) */
     } else if (s != UINT32_MAX) {

@@ -19,7 +19,10 @@
 
 static inline nspa_obj_t H(HANDLE h) { return (nspa_obj_t)(uintptr_t)h; }
 
-static HANDLE create_timer(LPCSTR name, DWORD flags)
+/* @sa's bInheritHandle marks the handle inheritable: an unnamed timer grows into the
+ * namespace region when a child inherits it (docs/process.md), and this process's timer
+ * service goes on firing it there */
+static HANDLE create_timer(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags)
 {
     if (flags & ~(CREATE_WAITABLE_TIMER_MANUAL_RESET | CREATE_WAITABLE_TIMER_HIGH_RESOLUTION)) {
         SetLastError(ERROR_INVALID_PARAMETER);
@@ -34,7 +37,13 @@ static HANDLE create_timer(LPCSTR name, DWORD flags)
     /* every timer is high resolution here: the service sleeps until the exact due time */
     nspa_obj_t h = 0;
     int r = nspa_create_timer(!!(flags & CREATE_WAITABLE_TIMER_MANUAL_RESET), n, &h);
-    return nspa__win32_created(r, h);
+    HANDLE out = nspa__win32_created(r, h);
+    if (out && sa && sa->bInheritHandle) {
+        DWORD e = GetLastError();             /* ERROR_ALREADY_EXISTS stays */
+        nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+        SetLastError(e);
+    }
+    return out;
 }
 
 #define NAME_W(namew, buf) \
@@ -44,35 +53,37 @@ static HANDLE create_timer(LPCSTR name, DWORD flags)
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerA(LPSECURITY_ATTRIBUTES sa, BOOL manual, LPCSTR name)
 {
-    return create_timer(name, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
+    return create_timer(sa, name, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerW(LPSECURITY_ATTRIBUTES sa, BOOL manual, LPCWSTR name)
 {
     NAME_W(name, n);
-    return create_timer(n_p, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
+    return create_timer(sa, n_p, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
 {
-    return create_timer(name, flags);
+    return create_timer(sa, name, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
 {
     NAME_W(name, n);
-    return create_timer(n_p, flags);
+    return create_timer(sa, n_p, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenWaitableTimerA(DWORD access, BOOL inherit, LPCSTR name)
 {
-    return nspa__win32_open_named(NSPA_TYPE_TIMER, name);
+    HANDLE h = nspa__win32_open_named(NSPA_TYPE_TIMER, name);
+    if (h && inherit) nspa_handle_set_flags(H(h), NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    return h;
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenWaitableTimerW(DWORD access, BOOL inherit, LPCWSTR name)
 {
     NAME_W(name, n);
-    return nspa__win32_open_named(NSPA_TYPE_TIMER, n_p);
+    return OpenWaitableTimerA(access, inherit, n_p);
 }
 
 /* ---- completion routines: an APC to the setting thread at each expiry ------------ */
