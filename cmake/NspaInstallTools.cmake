@@ -11,7 +11,7 @@ configure_file(cmake/nspa-bench.in ${PROJECT_BINARY_DIR}/tools/nspa-bench @ONLY)
 install(TARGETS nspa-rt-test RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)
 install(PROGRAMS ${PROJECT_BINARY_DIR}/tools/nspa-rt-suite ${PROJECT_BINARY_DIR}/tools/nspa-bench
   DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)
-install(FILES tools/suite/run_suite.py tools/suite/report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/nspa/suite
+install(PROGRAMS tools/suite/run_suite.py tools/suite/report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/nspa/suite
   COMPONENT tools)
 get_property(NSPA_BENCH_TARGETS GLOBAL PROPERTY NSPA_BENCH_TARGETS)
 install(TARGETS ${NSPA_BENCH_TARGETS} nspa_process_child RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/nspa/bench

@@ -8,3 +8,12 @@ if(NSPA_SANITIZE STREQUAL "")
   set_tests_properties(abi_check abi_exports PROPERTIES TIMEOUT 60 LABELS "abi;packaging"
                        SKIP_RETURN_CODE 77)
 endif()
+
+# The Debian packages (make deb, docs/packaging.md) installed into a scratch root and
+# used: skipped (77) until `make deb` has put them in <build>/deb.
+if(NSPA_SANITIZE STREQUAL "")
+  add_test(NAME deb_install COMMAND ${PROJECT_SOURCE_DIR}/tests/deb/deb_test.sh
+           ${PROJECT_BINARY_DIR}/../deb ${PROJECT_SOURCE_DIR})
+  set_tests_properties(deb_install PROPERTIES TIMEOUT 300 LABELS "deb;no-asan;no-tsan"
+                       SKIP_RETURN_CODE 77 ENVIRONMENT "NSPA_NAMESPACE=ctest-deb_install")
+endif()

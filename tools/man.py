@@ -10,6 +10,7 @@
 A page documents a group of related functions: its NAME line lists them all
 ("nspa_wait_any, nspa_wait_all - ..."), and each name but the first gets a link page.
 """
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -125,20 +126,21 @@ def check(outdir, lib):
         print("man: exported nspa_* symbols without a page: " + " ".join(missing))
         print("man: add the name to the NAME and SYNOPSIS of the page of its group (man/*.scd)")
         fail = 1
-    n = 0
     env = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8", MAN_DISABLE_SECCOMP="1")
-    for sec in sorted(os.listdir(outdir)):
-        d = os.path.join(outdir, sec)
-        if not (sec.startswith("man") and os.path.isdir(d)):
-            continue
-        for f in sorted(os.listdir(d)):
-            # man -l resolves a link page's .so relative to the current folder
-            r = subprocess.run(["man", "--warnings", "-l", os.path.join(sec, f)], cwd=outdir,
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            n += 1
+    pages = [os.path.join(sec, f) for sec in sorted(os.listdir(outdir))
+             if sec.startswith("man") and os.path.isdir(os.path.join(outdir, sec))
+             for f in sorted(os.listdir(os.path.join(outdir, sec)))]
+
+    def render(page):
+        # man -l resolves a link page's .so relative to the current folder
+        return subprocess.run(["man", "--warnings", "-l", page], cwd=outdir, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for page, r in zip(pages, pool.map(render, pages)):
             if r.returncode != 0 or r.stderr.strip():
-                print("man: %s/%s: %s" % (sec, f, r.stderr.strip() or "exit %d" % r.returncode))
+                print("man: %s: %s" % (page, r.stderr.strip() or "exit %d" % r.returncode))
                 fail = 1
+    n = len(pages)
     if fail:
         sys.exit(1)
     print("man: every exported nspa_* symbol has a page; %d pages and links render without warnings" % n)
