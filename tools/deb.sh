@@ -12,7 +12,7 @@ out=$build/deb
 rm -rf "$out"
 mkdir -p "$out/nspa-$version"
 (cd "$root" && git ls-files -co --exclude-standard -z | grep -zv -e '^build/' -e '^build-' \
-   | xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$out/nspa-$version"
+   | tar --null -T - -cf -) | tar -xf - -C "$out/nspa-$version"
 cd "$out/nspa-$version"
 # parallel build on the machine's cores; the package's own test step runs the packaging
 # checks only (debian/rules)
