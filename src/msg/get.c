@@ -160,10 +160,10 @@ NSPA_HIDDEN void msg_get_wait(struct mq *q, const struct msg_arm *arm)
  * Returns WAIT_OBJECT_0 + i (object i), WAIT_OBJECT_0 + count (the queue; with
  * MWMO_WAITALL, WAIT_OBJECT_0: all objects and the queue), WAIT_ABANDONED_0 + i,
  * WAIT_IO_COMPLETION (MWMO_ALERTABLE: APCs ran), WAIT_TIMEOUT, or WAIT_FAILED with the
- * last error set. When QS_TIMER is asked for and a timer of the queue is not pending,
- * the queue's NT timer (armed on the timer service for it) joins the wait set after the
- * queue event, so its expiry wakes this thread as a waitable timer's does (the direct
- * path, docs/time.md). A wait-all, or a wait with 63 objects (no slot left), leaves it
+ * last error set. When QS_TIMER is asked for and the queue has timers, the queue's NT
+ * timer (armed on the timer service for them) joins the wait set after the queue
+ * event, so its expiry wakes this thread as a waitable timer's does (the direct path,
+ * docs/time.md). A wait-all, or a wait with 63 objects (no slot left), leaves it
  * out: the expiry's callback then wakes us through the queue event (timer.c).
  */
 static int rule_holds(struct mq *q, uint32_t wake_mask, uint32_t changed_mask)
