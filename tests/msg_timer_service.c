@@ -10,6 +10,8 @@
  *  - waits that cannot hold the timer object are woken by the service's expiry
  *    callback through the queue: MsgWaitForMultipleObjects with MWMO_WAITALL and with
  *    63 handles return for QS_TIMER at the due time;
+ *  - with the timer object in the set, the results keep their indices: an object i is
+ *    WAIT_OBJECT_0 + i, an APC WAIT_IO_COMPLETION, nothing WAIT_TIMEOUT;
  *  - expiries stay on the grid start + k * period through the service: after five
  *    WM_TIMERs the service sleeps until a point of the first arm's grid (no drift).
  * Timing bounds are loose (loaded machine, sanitizers); none-early is exact. */
@@ -136,7 +138,8 @@ static void test_getmessage_woken_by_service(void)
     uint64_t got = W32T_LD(got_at);
     CHECK(got >= lo);                          /* not early */
     CHECK(got < hi + 500000000ull);            /* within bounds (loose: loaded machine) */
-    fprintf(stderr, "GetMessage woke %.3f ms after the due time\n", (double)(got - hi) / 1e6);
+    fprintf(stderr, "GetMessage woke %.3f ms after the due time (+- %.3f ms: SetTimer's duration)\n",
+            (double)(int64_t)(got - hi) / 1e6, (double)(hi - lo) / 1e6);
     /* KillTimer took the arm away: once past the timeout it was sleeping to (a removal
      * does not wake the service), the service sleeps without one */
     CHECK(w32t_wait_blocked(tid));
@@ -191,6 +194,42 @@ static void test_waits_without_timer_object(void)
     CloseHandle(ev);
 }
 
+/* ---- the indices with the timer object in the set: objects, then the queue, then the
+ * alert; the timer object never shows ------------------------------------------------ */
+static volatile LONG apcs;
+static void CALLBACK apc(ULONG_PTR p) { InterlockedIncrement(&apcs); }
+static HANDLE late_ev;
+static DWORD WINAPI set_late(LPVOID p)
+{
+    Sleep(30);
+    SetEvent(late_ev);
+    return 0;
+}
+
+static void test_indices_with_timer(void)
+{
+    MSG m;
+    while (PeekMessageW(&m, NULL, 0, 0, PM_REMOVE)) {}
+    UINT_PTR id = SetTimer(NULL, 0, 2000, NULL);
+    CHECK(id != 0);
+    /* an APC while the timer is armed: WAIT_IO_COMPLETION, not the timer's slot */
+    CHECK(QueueUserAPC(apc, GetCurrentThread(), 0));
+    CHECK_EQ(MsgWaitForMultipleObjectsEx(0, NULL, 1000, QS_TIMER, MWMO_ALERTABLE), WAIT_IO_COMPLETION);
+    CHECK_EQ(apcs, 1);
+    /* the second of two objects, signaled while we wait: WAIT_OBJECT_0 + 1 */
+    HANDLE evs[2] = { CreateEventW(NULL, FALSE, FALSE, NULL), CreateEventW(NULL, FALSE, FALSE, NULL) };
+    late_ev = evs[1];
+    HANDLE t = CreateThread(NULL, 0, set_late, NULL, 0, NULL);
+    CHECK_EQ(MsgWaitForMultipleObjectsEx(2, evs, 1000, QS_TIMER, MWMO_ALERTABLE), WAIT_OBJECT_0 + 1);
+    WaitForSingleObject(t, INFINITE);
+    CloseHandle(t);
+    /* nothing comes: a timeout, even with the timer's object in the set */
+    CHECK_EQ(MsgWaitForMultipleObjectsEx(2, evs, 50, QS_TIMER, 0), WAIT_TIMEOUT);
+    CHECK(KillTimer(NULL, id));
+    CloseHandle(evs[0]);
+    CloseHandle(evs[1]);
+}
+
 /* ---- one timer, many WM_TIMERs: the service keeps its grid --------------------------- */
 static void test_service_on_grid(void)
 {
@@ -225,6 +264,7 @@ int main(void)
 {
     test_getmessage_woken_by_service();
     test_waits_without_timer_object();
+    test_indices_with_timer();
     test_service_on_grid();
     return nspa_test_done();
 }
