@@ -10,6 +10,9 @@
  *  - waits that cannot hold the timer object are woken by the service's expiry
  *    callback through the queue: MsgWaitForMultipleObjects with MWMO_WAITALL and with
  *    63 handles return for QS_TIMER at the due time;
+ *  - a timer due after a pending timer's next grid point (where the queue's timer fires
+ *    first) still ends a wait at its own due time, with and without the object in the
+ *    wait set;
  *  - with the timer object in the set, the results keep their indices: an object i is
  *    WAIT_OBJECT_0 + i, an APC WAIT_IO_COMPLETION, nothing WAIT_TIMEOUT;
  *  - expiries stay on the grid start + k * period through the service: after five
@@ -194,6 +197,49 @@ static void test_waits_without_timer_object(void)
     CloseHandle(ev);
 }
 
+/* ---- a pending timer's grid comes first: the later timer is still on time -----------
+ * A (200 ms) has its WM_TIMER pending and seen; B (180 ms, set 250 ms in) is due 30 ms
+ * after A's next grid point and 170 ms before the one after. The queue's timer fires on
+ * A's grid first; a wait must still return for B at its due time, not at A's next
+ * point: with the object in the set (the owner re-arms when it fires), in a wait-all
+ * and in a 63-handle wait (the object is not in the set). */
+static int wait_for_b(int kind, HANDLE *many, HANDLE on)
+{
+    MSG m;
+    while (PeekMessageW(&m, NULL, 0, 0, PM_REMOVE)) {}
+    uint64_t t0 = mono_ns();
+    UINT_PTR a = SetTimer(NULL, 0, 200, NULL);
+    Sleep(250);
+    CHECK(PeekMessageW(&m, NULL, WM_TIMER, WM_TIMER, PM_NOREMOVE) && m.wParam == a);   /* A seen, pending */
+    uint64_t tb = mono_ns();
+    UINT_PTR b = SetTimer(NULL, 0, 180, NULL);
+    DWORD r = kind == 0 ? MsgWaitForMultipleObjects(0, NULL, FALSE, 3000, QS_TIMER)
+            : kind == 1 ? MsgWaitForMultipleObjects(1, &on, TRUE, 3000, QS_TIMER)
+                        : MsgWaitForMultipleObjects(63, many, FALSE, 3000, QS_TIMER);
+    uint64_t el = mono_ns() - tb;
+    CHECK_EQ(r, kind == 0 ? WAIT_OBJECT_0 : kind == 1 ? WAIT_OBJECT_0 : WAIT_OBJECT_0 + 63);
+    int on_time = el >= 180000000ull && el < 280000000ull;   /* A's next-but-one point: ~350 ms */
+    if (!on_time)
+        fprintf(stderr, "wait %d: B due after 180 ms, the wait returned after %.1f ms (A set %.1f ms before)\n",
+                kind, (double)el / 1e6, (double)(tb - t0) / 1e6);
+    CHECK(PeekMessageW(&m, NULL, WM_TIMER, WM_TIMER, PM_REMOVE));
+    KillTimer(NULL, a);
+    KillTimer(NULL, b);
+    return on_time;
+}
+
+static void test_pending_grid_first(void)
+{
+    HANDLE on = CreateEventW(NULL, TRUE, TRUE, NULL);
+    HANDLE many[63];
+    for (int i = 0; i < 63; i++) many[i] = CreateEventW(NULL, FALSE, FALSE, NULL);
+    CHECK(wait_for_b(0, many, on));
+    CHECK(wait_for_b(1, many, on));
+    CHECK(wait_for_b(2, many, on));
+    for (int i = 0; i < 63; i++) CloseHandle(many[i]);
+    CloseHandle(on);
+}
+
 /* ---- the indices with the timer object in the set: objects, then the queue, then the
  * alert; the timer object never shows ------------------------------------------------ */
 static volatile LONG apcs;
@@ -265,6 +311,7 @@ int main(void)
     test_getmessage_woken_by_service();
     test_waits_without_timer_object();
     test_indices_with_timer();
+    test_pending_grid_first();
     test_service_on_grid();
     return nspa_test_done();
 }

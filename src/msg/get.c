@@ -129,7 +129,8 @@ NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags,
             q->waiting = 1;
             arm->now = now;
             arm->period = 0;
-            arm->want = q->ntimers ? timers_next_due_locked(q, now, &arm->period) : UINT64_MAX;
+            arm->np = UINT64_MAX;
+            arm->want = q->ntimers ? timers_next_due_locked(q, now, &arm->period, &arm->np) : UINT64_MAX;
             q->timer_waited = arm->want != UINT64_MAX;
         }
         mq_unlock(q);
@@ -148,7 +149,7 @@ NSPA_HIDDEN void msg_get_wait(struct mq *q, const struct msg_arm *arm)
                                 .owner = nspa_thread_id() };
     if (arm->want != UINT64_MAX) {
         timers_arm(q, arm->want, arm->period, arm->now);
-        if (q->tmr_failed) a.timeout = arm->want;     /* no timer object: bound the sleep */
+        if (q->tmr_failed) a.timeout = arm->np;       /* no timer object: bound the sleep */
         else a.count = 2;
     }
     nspa_wait_any(&a);
@@ -183,11 +184,11 @@ NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, ui
     int timer_slot = !all && count + 2 <= NSPA_MAX_WAIT_OBJECTS;
     for (;;) {
         mq_lock(q);
-        uint64_t want = UINT64_MAX, period = 0, now = 0;
+        uint64_t want = UINT64_MAX, np = UINT64_MAX, period = 0, now = 0;
         if (q->ntimers) {
             now = nspa_time_ns();
             timers_update_locked(q, now);
-            if ((wake_mask | changed_mask) & QS_TIMER) want = timers_next_due_locked(q, now, &period);
+            if ((wake_mask | changed_mask) & QS_TIMER) want = timers_next_due_locked(q, now, &period, &np);
         }
         int ready = rule_holds(q, wake_mask, changed_mask);
         if (ready && count == 0 && !alert) {
@@ -212,11 +213,17 @@ NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, ui
         int timer_bound = 0;
         if (want != UINT64_MAX) {
             timers_arm(q, want, period, now);
-            if (q->tmr_failed) {                       /* no timer object: bound the sleep */
-                if (want < dl) dl = want, timer_bound = 1;
-            } else if (timer_slot) {
+            uint64_t bound = UINT64_MAX;
+            if (q->tmr_failed)                          /* no timer object: bound the sleep */
+                bound = np;
+            else if (timer_slot)                        /* woken at each expiry: re-armed */
                 arr[n++] = q->timer;
-            }
+            else if (np != want)
+                /* without the object, only an expiry that makes input wakes us (the
+                 * callback); a pending timer's grid comes first and nobody re-arms the
+                 * object for @np during this wait: its due time bounds the sleep */
+                bound = np;
+            if (bound < dl) dl = bound, timer_bound = 1;
         }
         struct nspa_wait_args a = {
             .timeout = dl, .objs = arr, .count = n, .owner = nspa_thread_id(), .alert = alert,

@@ -154,10 +154,11 @@ NSPA_HIDDEN DWORD msg_tick(void);
 NSPA_HIDDEN void mq_mutex_init(pthread_mutex_t *m);
 
 /* ---- get.c: peeking and waiting (the owner thread) ------------------------------- */
-/* what GetMessage's wait needs from the peek that armed it: the next timer not pending
- * (want, UINT64_MAX: none; its period) and the time the peek looked */
+/* what GetMessage's wait needs from the peek that armed it: where the queue's timer
+ * should fire (want, UINT64_MAX: no timer; its period), the next due time of a timer
+ * not pending (np), the time the peek looked (timers_next_due_locked) */
 struct msg_arm {
-    uint64_t want, period, now;
+    uint64_t want, period, np, now;
 };
 NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode, struct msg_arm *arm);
 NSPA_HIDDEN void msg_get_wait(struct mq *q, const struct msg_arm *arm);
@@ -174,7 +175,7 @@ NSPA_HIDDEN int msg_send(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, UINT flags, 
 
 /* ---- timer.c --------------------------------------------------------------------- */
 NSPA_HIDDEN void timers_update_locked(struct mq *q, uint64_t now);
-NSPA_HIDDEN uint64_t timers_next_due_locked(struct mq *q, uint64_t now, uint64_t *period);
+NSPA_HIDDEN uint64_t timers_next_due_locked(struct mq *q, uint64_t now, uint64_t *period, uint64_t *np);
 NSPA_HIDDEN void timers_arm(struct mq *q, uint64_t want, uint64_t period, uint64_t now);   /* owner, unlocked */
 NSPA_HIDDEN void timers_sync(struct mq *q);                 /* owner, unlocked */
 NSPA_HIDDEN void timers_stop(struct mq *q);                 /* owner at its end, unlocked */

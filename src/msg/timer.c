@@ -61,22 +61,26 @@ NSPA_HIDDEN void timers_update_locked(struct mq *q, uint64_t now)
  * time, a pending timer (its WM_TIMER not taken yet) counting at the next point of its
  * grid. Counting pending timers so keeps the arm where it is while a WM_TIMER waits to
  * be taken (taking it moves the timer to that same point), instead of moving it to
- * another timer and back for every WM_TIMER. */
-NSPA_HIDDEN uint64_t timers_next_due_locked(struct mq *q, uint64_t now, uint64_t *period)
+ * another timer and back for every WM_TIMER. *@np: the earliest due time of a timer
+ * that is not pending (UINT64_MAX: none), the next time input can arrive; it may come
+ * after the arm's first expiry and off its grid (msg_wait: who wakes the owner then). */
+NSPA_HIDDEN uint64_t timers_next_due_locked(struct mq *q, uint64_t now, uint64_t *period, uint64_t *np)
 {
-    uint64_t best = UINT64_MAX, p = 0;
+    uint64_t best = UINT64_MAX, p = 0, fresh = UINT64_MAX;
     for (uint32_t i = 0, seen = 0; i < q->timer_cap && seen < q->ntimers; i++) {
         struct mtimer *t = &q->timers[i];
         if (!t->used) continue;
         seen++;
         uint64_t d = t->due_ns;
         if (t->signaled) d += ((now - d) / t->period_ns + 1) * t->period_ns;
+        else if (d < fresh) fresh = d;
         if (d < best) {
             best = d;
             p = t->period_ns;
         }
     }
     if (period) *period = p;
+    if (np) *np = fresh;
     return best;
 }
 
@@ -114,7 +118,7 @@ static uint64_t armed_next(const struct mq *q, uint64_t now)
  * timers_next_due_locked; UINT64_MAX: no timer left, it is cancelled) and then every
  * @period. Nothing is done when it fires there already: a single timer is armed once.
  * An arm that fails (no memory for the service) sets q->tmr_failed: the owner's waits
- * then bound their sleep by @want themselves, so no WM_TIMER is ever lost. */
+ * then bound their sleep by the next due time themselves, so no WM_TIMER is ever lost. */
 NSPA_HIDDEN void timers_arm(struct mq *q, uint64_t want, uint64_t period, uint64_t now)
 {
     if (want == UINT64_MAX) {
@@ -138,7 +142,7 @@ NSPA_HIDDEN void timers_sync(struct mq *q)
     uint64_t period = 0, now = nspa_time_ns();
     mq_lock(q);
     timers_update_locked(q, now);
-    uint64_t want = timers_next_due_locked(q, now, &period);
+    uint64_t want = timers_next_due_locked(q, now, &period, NULL);
     mq_unlock(q);
     timers_arm(q, want, period, now);
 }
