@@ -138,6 +138,20 @@ NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags,
     }
 }
 
+/* A wait holding the queue's timer object does not depend on the timer service alone:
+ * it also times out MSG_TIMER_NET_NS after the next due time @np. The expiry normally
+ * comes at the due time (the direct path: this thread runs it); but when the service
+ * thread is running that expiry as the wait starts, the wait is woken by the service's
+ * signal, and a service thread that is preempted meanwhile (a lower priority than a
+ * TIME_CRITICAL owner in RT mode; any SCHED_OTHER load in the baseline) would hold the
+ * owner up. The net caps that at 1 ms past the due time (the next look then finds the
+ * timer due by the clock). */
+#define MSG_TIMER_NET_NS 1000000ull
+static inline uint64_t timer_net(uint64_t np)
+{
+    return np == UINT64_MAX ? UINT64_MAX : np + MSG_TIMER_NET_NS;
+}
+
 /* GetMessage's wait, after a msg_peek that armed: until a message is sent (processed by
  * the next peek) or something new arrives (q->event), or the queue's timer fires (its
  * NT timer object in the same wait: the timer service's direct path). Whatever woke
@@ -149,8 +163,12 @@ NSPA_HIDDEN void msg_get_wait(struct mq *q, const struct msg_arm *arm)
                                 .owner = nspa_thread_id() };
     if (arm->want != UINT64_MAX) {
         timers_arm(q, arm->want, arm->period, arm->now);
-        if (q->tmr_failed) a.timeout = arm->np;       /* no timer object: bound the sleep */
-        else a.count = 2;
+        if (q->tmr_failed) {
+            a.timeout = arm->np;                      /* no timer object: bound the sleep */
+        } else {
+            a.count = 2;
+            a.timeout = timer_net(arm->np);
+        }
     }
     nspa_wait_any(&a);
 }
@@ -217,7 +235,7 @@ NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, ui
             if (q->tmr_failed)                          /* no timer object: bound the sleep */
                 bound = np;
             else if (timer_slot)                        /* woken at each expiry: re-armed */
-                arr[n++] = q->timer;
+                arr[n++] = q->timer, bound = timer_net(np);
             else if (np != want)
                 /* without the object, only an expiry that makes input wakes us (the
                  * callback); a pending timer's grid comes first and nobody re-arms the
