@@ -208,8 +208,10 @@ static int wait_for_b(int kind, HANDLE *many, HANDLE on)
     MSG m;
     while (PeekMessageW(&m, NULL, 0, 0, PM_REMOVE)) {}
     uint64_t t0 = mono_ns();
-    UINT_PTR a = SetTimer(NULL, 0, 200, NULL);
-    Sleep(250);
+    /* A's period is long so that the wrong answer (A's next grid point, ~550 ms after B
+     * was set) stands far from the right one (B's 180 ms) on a loaded machine */
+    UINT_PTR a = SetTimer(NULL, 0, 600, NULL);
+    Sleep(650);
     CHECK(PeekMessageW(&m, NULL, WM_TIMER, WM_TIMER, PM_NOREMOVE) && m.wParam == a);   /* A seen, pending */
     uint64_t tb = mono_ns();
     UINT_PTR b = SetTimer(NULL, 0, 180, NULL);
@@ -218,7 +220,7 @@ static int wait_for_b(int kind, HANDLE *many, HANDLE on)
                         : MsgWaitForMultipleObjects(63, many, FALSE, 3000, QS_TIMER);
     uint64_t el = mono_ns() - tb;
     CHECK_EQ(r, kind == 0 ? WAIT_OBJECT_0 : kind == 1 ? WAIT_OBJECT_0 : WAIT_OBJECT_0 + 63);
-    int on_time = el >= 180000000ull && el < 280000000ull;   /* A's next-but-one point: ~350 ms */
+    int on_time = el >= 180000000ull && el < 500000000ull;   /* A's next point: ~550 ms */
     if (!on_time)
         fprintf(stderr, "wait %d: B due after 180 ms, the wait returned after %.1f ms (A set %.1f ms before)\n",
                 kind, (double)el / 1e6, (double)(tb - t0) / 1e6);
