@@ -117,7 +117,10 @@ NSPA_EXPORT NTSTATUS NTAPI NtDelayExecution(BOOLEAN alertable, const LARGE_INTEG
         /* a wait for nothing but the APC event */
         uint32_t index;
         int r = nspa__win32_wait(NULL, 0, 0, deadline, flags, 1, &index);
-        return r == NSPA__WAIT_APC ? STATUS_USER_APC : r == -ETIMEDOUT ? STATUS_SUCCESS : nt_status(r, NULL);
+        if (r == NSPA__WAIT_APC) return STATUS_USER_APC;
+        if (r != -ETIMEDOUT) return nt_status(r, NULL);
+        if (interval && interval->QuadPart == 0) sched_yield();   /* nothing ran: the zero delay's yield */
+        return STATUS_SUCCESS;
     }
     clockid_t clk = flags & NSPA_WAIT_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC;
     if (deadline == NSPA_TIMEOUT_INFINITE) {
