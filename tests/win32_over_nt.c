@@ -242,6 +242,17 @@ static void test_errors(void)
     SetLastError(0);
     CHECK_EQ(SignalObjectAndWait(GetCurrentThread(), e, 0, FALSE), WAIT_FAILED);
     CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+    /* a file handle can be neither signaled nor (here) waited on with it: Wine's
+     * test_signalandwait, ERROR_INVALID_HANDLE */
+    char path[MAX_PATH];
+    snprintf(path, sizeof(path), "/tmp/nspa-w32nt-%d", (int)GetCurrentProcessId());
+    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    CHECK(f != INVALID_HANDLE_VALUE);
+    SetLastError(0);
+    CHECK_EQ(SignalObjectAndWait(f, f, 0, FALSE), WAIT_FAILED);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+    CHECK(CloseHandle(f));                        /* files close through NtClose too */
+    CHECK(DeleteFileA(path));
     /* STATUS_MUTANT_NOT_OWNED, STATUS_SEMAPHORE_LIMIT_EXCEEDED, STATUS_INVALID_PARAMETER */
     SetLastError(0);
     CHECK(!ReleaseMutex(m));

@@ -11,7 +11,8 @@
  * it is the one that gets TRUE. The count is reset before the phase moves, and a thread
  * can only arrive for the next phase after it saw the phase move, so phases never mix.
  * Spinning (Windows' default unless BLOCK_ONLY) is bounded by the spin count and
- * skipped on one CPU; SPIN_ONLY never sleeps.
+ * skipped on one CPU; SPIN_ONLY never sleeps. An unknown flag raises
+ * STATUS_INVALID_PARAMETER, as on Windows.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -55,8 +56,16 @@ static void leave(LPSYNCHRONIZATION_BARRIER b)
         nspa_futex_wake_n(&b->Reserved4, INT_MAX, 0);
 }
 
+#define VALID_FLAGS (SYNCHRONIZATION_BARRIER_FLAGS_SPIN_ONLY | SYNCHRONIZATION_BARRIER_FLAGS_BLOCK_ONLY | \
+                     SYNCHRONIZATION_BARRIER_FLAGS_NO_DELETE)
+
 NSPA_EXPORT BOOL WINAPI EnterSynchronizationBarrier(LPSYNCHRONIZATION_BARRIER b, DWORD flags)
 {
+    /* Windows raises STATUS_INVALID_PARAMETER (noncontinuable) for an unknown flag,
+     * before anything is touched; a vectored handler can catch it (Wine's test_barrier
+     * does), else the process ends with that code as on Windows */
+    if (unlikely(flags & ~(DWORD)VALID_FLAGS))
+        RaiseException((DWORD)STATUS_INVALID_PARAMETER, EXCEPTION_NONCONTINUABLE, 0, NULL);
     int track = !(flags & SYNCHRONIZATION_BARRIER_FLAGS_NO_DELETE);
     if (track) __atomic_add_fetch(&b->Reserved4, 1, __ATOMIC_ACQ_REL);
     DWORD phase = __atomic_load_n(&b->Reserved2, __ATOMIC_ACQUIRE);

@@ -210,6 +210,7 @@ struct qtimer {
     struct tsvc_ent e;
     struct tqueue *q;
     struct qtimer *next, *prev;
+    int spent;                           /* atomic: a one-shot timer that fired */
 };
 
 static struct tqueue default_queue;
@@ -233,6 +234,7 @@ static void qtimer_invoke(struct tp_obj *o, struct tp_inst *i, uintptr_t arg)
 static int qtimer_fire(struct tsvc_ent *e, uint64_t now)
 {
     struct qtimer *t = (struct qtimer *)((char *)e - offsetof(struct qtimer, e));
+    if (!e->period) __atomic_store_n(&t->spent, 1, __ATOMIC_RELEASE);
     tp_submit(&t->o, 0);
     return 1;
 }
@@ -351,12 +353,15 @@ NSPA_EXPORT BOOL WINAPI CreateTimerQueueTimer(PHANDLE out, HANDLE queue, WAITORT
     return TRUE;
 }
 
-/* (a change of a one-shot timer that already fired re-arms it, as Wine does) */
+/* A one-shot timer that fired is done: a change of it succeeds and does nothing, as on
+ * Windows (Wine's test_timer_queue: a one-shot timer re-timing itself from its own
+ * callback runs once; Wine's RtlUpdateTimer the same). */
 NSPA_EXPORT BOOL WINAPI ChangeTimerQueueTimer(HANDLE queue, HANDLE timer, ULONG due_ms, ULONG period_ms)
 {
     struct qtimer *t = lh_get(timer, LH_TIMER, 0);
     if (!t || (queue && !queue_of(queue))) return fail(ERROR_INVALID_HANDLE);
-    tsvc_remove(&t->e);
+    tsvc_remove(&t->e);                  /* from here the service does not fire it */
+    if (__atomic_load_n(&t->spent, __ATOMIC_ACQUIRE)) return TRUE;
     set_due(t, due_ms, period_ms, 0);
     if (tsvc_add(&t->e)) return fail(ERROR_NOT_ENOUGH_MEMORY);
     return TRUE;
