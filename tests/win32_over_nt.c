@@ -79,6 +79,21 @@ static void test_inherit(void)
     }
 }
 
+/* Wine's test_event: a SECURITY_ATTRIBUTES with a descriptor (blank, NULL DACL, empty
+ * DACL) still creates; NSPA has no access checks and ignores it */
+static void test_descriptor_ignored(void)
+{
+    unsigned char blob[64] = { 1 };      /* a blank SECURITY_DESCRIPTOR's revision byte */
+    SECURITY_ATTRIBUTES sa = { sizeof(sa), blob, FALSE };
+    HANDLE h[4] = { CreateEventA(&sa, FALSE, FALSE, "w32nt-sd"), CreateMutexA(&sa, FALSE, NULL),
+                    CreateSemaphoreA(&sa, 0, 1, NULL), CreateWaitableTimerA(&sa, FALSE, NULL) };
+    for (int i = 0; i < 4; i++) {
+        CHECK(h[i] != NULL);
+        if (h[i]) CHECK_EQ(flags_of(h[i]), 0);
+        CloseHandle(h[i]);
+    }
+}
+
 static void test_paths(void)
 {
     for (int k = 0; k < NK; k++) {
@@ -294,6 +309,7 @@ int main(void)
 {
     test_inherit();
     test_paths();
+    test_descriptor_ignored();
     test_length_edge();
     test_nt_timer();
     test_dup_process();
