@@ -21,3 +21,7 @@ nspa_add_test(win32_process SOURCES tests/win32_process.c WIN32 THREADED TIMEOUT
 nspa_add_test(win32_environ SOURCES tests/win32_environ.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(win32_process_churn SOURCES tests/win32_process_churn.c WIN32 TIMEOUT 300)
 nspa_add_test(win32_process_inherit SOURCES tests/win32_process_inherit.c WIN32 THREADED TIMEOUT 120)
+nspa_add_test(win32_tls SOURCES tests/win32_tls.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(win32_fls SOURCES tests/win32_fls.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(win32_affinity SOURCES tests/win32_affinity.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(win32_memory_status SOURCES tests/win32_memory_status.c WIN32 TIMEOUT 60)

@@ -47,6 +47,7 @@
 #include "psapi.h"
 
 #include "processthreadsapi.h"
+#include "fibersapi.h"
 #include "processenv.h"
 #include "libloaderapi.h"
 #include "sysinfoapi.h"
