@@ -6,6 +6,7 @@
 
 static DWORD idx;
 static volatile LONG calls, sum, gate;
+#define LD(x) InterlockedCompareExchange(&(x), 0, 0)   /* written by other threads */
 
 static void WINAPI cb(PVOID v)
 {
@@ -18,7 +19,7 @@ static void WINAPI cb(PVOID v)
 static LONG calls_reach(LONG n)
 {
     for (int i = 0; i < 5000 && InterlockedCompareExchange(&calls, 0, 0) < n; i++) Sleep(1);
-    return calls;
+    return LD(calls);
 }
 
 static DWORD WINAPI setter(LPVOID arg)
@@ -54,13 +55,13 @@ int main(void)
     CHECK_EQ(WaitForSingleObject(t, 10000), WAIT_OBJECT_0);
     CloseHandle(t);
     CHECK_EQ(calls_reach(1), 1);
-    CHECK_EQ(sum, 5);
+    CHECK_EQ(LD(sum), 5);
     t = CreateThread(NULL, 0, setter, NULL, 0, NULL);   /* a NULL value: no call */
     REQUIRE(t);
     CHECK_EQ(WaitForSingleObject(t, 10000), WAIT_OBJECT_0);
     CloseHandle(t);
     Sleep(50);                                       /* a wrong call would come now */
-    CHECK_EQ(calls, 1);
+    CHECK_EQ(LD(calls), 1);
 
     /* FlsFree: every live thread's value, and ours, once each */
     HANDLE h[3];
@@ -70,18 +71,18 @@ int main(void)
     }
     while (InterlockedCompareExchange(&gate, 0, 0) < 3) Sleep(1);
     CHECK(FlsSetValue(idx, (LPVOID)100));
-    calls = 0;
-    sum = 0;
+    InterlockedExchange(&calls, 0);
+    InterlockedExchange(&sum, 0);
     CHECK(FlsFree(idx));
-    CHECK_EQ(calls, 4);
-    CHECK_EQ(sum, 10 + 20 + 40 + 100);
+    CHECK_EQ(LD(calls), 4);
+    CHECK_EQ(LD(sum), 10 + 20 + 40 + 100);
     InterlockedExchange(&gate, 100);
     for (int i = 0; i < 3; i++) {
         CHECK_EQ(WaitForSingleObject(h[i], 10000), WAIT_OBJECT_0);
         CloseHandle(h[i]);
     }
     Sleep(50);
-    CHECK_EQ(calls, 4);                              /* no second call at their exit */
+    CHECK_EQ(LD(calls), 4);                              /* no second call at their exit */
 
     /* a freed index and bad ones */
     SetLastError(0);

@@ -17,6 +17,7 @@
 #include "rt/rt_internal.h"
 
 #define FAST_MISS       1
+#define WAIT_RESTART    2       /* wait_slow: resolve the handles again (an object grew) */
 #define PI_DELAY_NS     20000ull     /* a real-time waiter boosts the owner after 20 us */
 
 /* The calling thread's key: 100 + its real-time priority, or 0; read from the kernel at
@@ -281,7 +282,15 @@ static int ended_result(struct nspa_wait_args *args, uint32_t v)
     return (v & W_ABANDONED) ? -EOWNERDEAD : 0;
 }
 
-/* Queue, be served, sleep, leave. */
+static int any_forwarder(struct sobj *const *objs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (__atomic_load_n(&objs[i]->type, __ATOMIC_ACQUIRE) == OBJ_FORWARD) return 1;
+    return 0;
+}
+
+/* Queue, be served, sleep, leave. WAIT_RESTART: an object of the wait grew into the
+ * region meanwhile (inherit.c, obj_promote); the caller resolves the handles again. */
 static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct sobj **objs, uint32_t count,
                      int has_alert, int all)
 {
@@ -354,6 +363,17 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
     for (;;) {
         v = atomic_load_explicit(&t->futex, memory_order_acquire);
         if (v & W_ENDED) break;
+        if (any_forwarder(objs, n)) {
+            /* an object grew into the region (obj_promote poked us; looked at on every
+             * round, so a poke before `seen` was read is not lost): leave every queue,
+             * as a timeout does, and start again on the new object */
+            if (atomic_compare_exchange_strong(&t->futex, &v, v | W_TIMEDOUT)) {
+                wait_unqueue(t, 0);
+                if (boosted || (key && pi_enabled())) boost_owners(objs, count);
+                return WAIT_RESTART;
+            }
+            continue;                        /* granted meanwhile: that stands */
+        }
         if ((v & W_POKE_MASK) != seen) {
             /* poked: an object may be ready for a wait-all, an owner changed, fork */
             seen = v & W_POKE_MASK;
@@ -470,6 +490,7 @@ static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct 
         struct nspa_wait_args a = *args;
         a.timeout = due;
         int r = wait_slow(me, &a, objs, count, args->alert != 0, all);
+        if (r == WAIT_RESTART) return r;
         if (r != -ETIMEDOUT) {
             args->index = a.index;
             return r;
@@ -480,7 +501,17 @@ static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct 
     return wait_slow(me, args, objs, count, args->alert != 0, all);
 }
 
+static int do_wait_once(struct nspa_wait_args *args, int all);
+
 static int do_wait(struct nspa_wait_args *args, int all)
+{
+    int r;
+    while ((r = do_wait_once(args, all)) == WAIT_RESTART)
+        ;                                    /* the deadline is absolute: it carries over */
+    return r;
+}
+
+static int do_wait_once(struct nspa_wait_args *args, int all)
 {
     if (!args) return -EFAULT;
     /* owner 0 is a valid owner for a wait, as in ntsync (only unlock and kill refuse it) */

@@ -19,7 +19,10 @@
 
 static inline nspa_obj_t H(HANDLE h) { return (nspa_obj_t)(uintptr_t)h; }
 
-/* over NtCreateTimer / NtOpenTimer, with kernel32's name rules (src/win32/synch.c) */
+/* over NtCreateTimer / NtOpenTimer, with kernel32's name rules (src/win32/synch.c).
+ * @sa's bInheritHandle (OBJ_INHERIT) marks the handle inheritable: an unnamed timer
+ * grows into the namespace region when a child inherits it (docs/process.md), and this
+ * process's timer service goes on firing it there; Open's bInheritHandle likewise. */
 static HANDLE create_timer(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags)
 {
     if (flags & ~(CREATE_WAITABLE_TIMER_MANUAL_RESET | CREATE_WAITABLE_TIMER_HIGH_RESOLUTION)) {

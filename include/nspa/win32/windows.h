@@ -53,6 +53,7 @@
 #include "sysinfoapi.h"
 #include "shellapi.h"
 #include "consoleapi.h"
+#include "namedpipeapi.h"
 
 #include "synchapi_timers.h"
 #include "sysinfoapi.h"
