@@ -305,6 +305,32 @@ static void test_errors(void)
     CloseHandle(s);
 }
 
+/* Wine's sync test looks up these at run time (GetProcAddress on kernel32 / ntdll) and
+ * calls some without a NULL check (RtlInterlockedPushListSList): all must be found */
+static void test_wine_lookups(void)
+{
+    static const char *const k32[] = {
+        "InitOnceInitialize", "InitOnceExecuteOnce", "InitOnceBeginInitialize", "InitOnceComplete",
+        "InitializeConditionVariable", "SleepConditionVariableCS", "SleepConditionVariableSRW",
+        "WakeAllConditionVariable", "WakeConditionVariable", "InitializeCriticalSectionEx",
+        "InitializeSRWLock", "AcquireSRWLockExclusive", "AcquireSRWLockShared", "ReleaseSRWLockExclusive",
+        "ReleaseSRWLockShared", "TryAcquireSRWLockExclusive", "TryAcquireSRWLockShared", "QueueUserAPC2",
+        "InitializeSynchronizationBarrier", "DeleteSynchronizationBarrier", "EnterSynchronizationBarrier",
+    };
+    static const char *const nt[] = {
+        "NtWaitForSingleObject", "NtWaitForMultipleObjects", "RtlInterlockedPushListSList",
+        "RtlInterlockedPushListSListEx", "NtQueueApcThread", "NtTestAlert",
+    };
+    HMODULE k = GetModuleHandleA("kernel32.dll"), n = GetModuleHandleA("ntdll.dll");
+    REQUIRE(k && n);
+    int missing = 0;
+    for (size_t i = 0; i < sizeof(k32) / sizeof(k32[0]); i++)
+        if (!GetProcAddress(k, k32[i])) { fprintf(stderr, "kernel32 lacks %s\n", k32[i]); missing++; }
+    for (size_t i = 0; i < sizeof(nt) / sizeof(nt[0]); i++)
+        if (!GetProcAddress(n, nt[i])) { fprintf(stderr, "ntdll lacks %s\n", nt[i]); missing++; }
+    CHECK_EQ(missing, 0);
+}
+
 int main(void)
 {
     test_inherit();
@@ -315,5 +341,6 @@ int main(void)
     test_dup_process();
     test_a_names_utf8();
     test_errors();
+    test_wine_lookups();
     return nspa_test_done();
 }
