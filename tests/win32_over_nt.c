@@ -14,7 +14,9 @@
  *   U+FFFD, so the W name with U+FFFD is the same object;
  * - the error of each failing hot call is the mapped status's, and success leaves the
  *   last error alone; QueryPerformanceCounter(NULL) is ERROR_NOACCESS; SleepEx(0, TRUE)
- *   runs queued APCs (WAIT_IO_COMPLETION). */
+ *   runs queued APCs (WAIT_IO_COMPLETION);
+ * - the waits are NtWaitFor*: a non-waitable kind is ERROR_INVALID_HANDLE in any wait,
+ *   one object twice in a wait-all ERROR_INVALID_PARAMETER. */
 #include <uchar.h>
 #include <windows.h>
 #include "nspa_test.h"
@@ -305,6 +307,42 @@ static void test_errors(void)
     CloseHandle(s);
 }
 
+/* The Win32 waits are the NT ones: a handle of a kind that cannot be waited on (a file
+ * mapping) is STATUS_OBJECT_TYPE_MISMATCH / ERROR_INVALID_HANDLE in a wait-any and a
+ * wait-all alike; one object twice in a wait-all (the same handle, or a duplicate) is
+ * STATUS_INVALID_PARAMETER_MIX / ERROR_INVALID_PARAMETER; a wait-all that succeeds is
+ * WAIT_OBJECT_0 */
+static void test_waits(void)
+{
+    HANDLE m = CreateFileMappingA(INVALID_HANDLE_VALUE, NULL, PAGE_READWRITE, 0, 4096, NULL);
+    HANDLE e = CreateEventA(NULL, TRUE, TRUE, NULL), e2 = CreateEventA(NULL, TRUE, TRUE, NULL), d = NULL;
+    REQUIRE(m && e && e2);
+    CHECK(DuplicateHandle(GetCurrentProcess(), e, GetCurrentProcess(), &d, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    LARGE_INTEGER zero = { .QuadPart = 0 };
+    HANDLE em[2] = { e, m }, ed[2] = { e, d }, ee[2] = { e, e }, e12[2] = { e, e2 };
+    for (int all = 0; all < 2; all++) {
+        SetLastError(0);
+        CHECK_EQ(WaitForMultipleObjects(2, em, all, 0), WAIT_FAILED);
+        CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+        CHECK_EQ(NtWaitForMultipleObjects(2, em, all ? WaitAll : WaitAny, FALSE, &zero), STATUS_OBJECT_TYPE_MISMATCH);
+    }
+    SetLastError(0);
+    CHECK_EQ(WaitForSingleObject(m, 0), WAIT_FAILED);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+    SetLastError(0);
+    CHECK_EQ(WaitForMultipleObjects(2, ed, TRUE, 0), WAIT_FAILED);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
+    CHECK_EQ(NtWaitForMultipleObjects(2, ed, WaitAll, FALSE, &zero), STATUS_INVALID_PARAMETER_MIX);
+    CHECK_EQ(NtWaitForMultipleObjects(2, ee, WaitAll, FALSE, &zero), STATUS_INVALID_PARAMETER_MIX);
+    CHECK_EQ(WaitForMultipleObjects(2, e12, TRUE, 0), WAIT_OBJECT_0);
+    CHECK_EQ(WaitForMultipleObjectsEx(2, e12, FALSE, 0, TRUE), WAIT_OBJECT_0);
+    CHECK_EQ(WaitForSingleObjectEx(e2, 0, TRUE), WAIT_OBJECT_0);
+    CloseHandle(d);
+    CloseHandle(e);
+    CloseHandle(e2);
+    CloseHandle(m);
+}
+
 /* Wine's sync test looks up these at run time (GetProcAddress on kernel32 / ntdll) and
  * calls some without a NULL check (RtlInterlockedPushListSList): all must be found */
 static void test_wine_lookups(void)
@@ -341,6 +379,7 @@ int main(void)
     test_dup_process();
     test_a_names_utf8();
     test_errors();
+    test_waits();
     test_wine_lookups();
     return nspa_test_done();
 }

@@ -4,7 +4,8 @@
  * The object calls are kernel32's shape: argument translation (a name as the NT path
  * in OBJECT_ATTRIBUTES, on the stack; BOOLs; ms timeouts as LARGE_INTEGERs), one Nt*
  * call of the NT native layer (src/nt/), and RtlNtStatusToDosError into the last error
- * (docs/nt.md). The waits are one function for both layers (nspa__win32_wait).
+ * (docs/nt.md). The waits are NtWaitFor* too (one wait function for both layers,
+ * nspa__win32_wait); WaitForSingleObject keeps a short path for the common case.
  * HANDLE values are nspa handles (multiples of 4), so the mapping costs nothing.
  */
 #include <errno.h>
@@ -362,13 +363,6 @@ NSPA_EXPORT HANDLE WINAPI GetCurrentThread(void) { return (HANDLE)(LONG_PTR)-2; 
 
 /* ---- waits ------------------------------------------------------------------------ */
 
-static uint64_t deadline(DWORD ms)
-{
-    if (ms == INFINITE) return NSPA_TIMEOUT_INFINITE;
-    if (ms == 0) return 0;
-    return nspa_time_ns() + (uint64_t)ms * 1000000ull;
-}
-
 /* The pseudo handles are never signaled while the caller runs: waiting on them with
  * WaitForSingleObject(Ex) or SignalObjectAndWait waits for the timeout. There they stand
  * for real objects: GetCurrentThread() for the calling thread's thread object,
@@ -415,70 +409,59 @@ NSPA_HIDDEN nspa_obj_t nspa__win32_wait_handle(HANDLE h)
     return is_pseudo(h) ? nspa__win32_pseudo_obj(h) : H(h);
 }
 
-static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable,
-                          int pseudo_ok)
+/* The WAIT_* value of an NT wait's status: STATUS_WAIT_0 + i, STATUS_ABANDONED_WAIT_0 + i,
+ * STATUS_USER_APC and STATUS_TIMEOUT are WAIT_OBJECT_0 + i, WAIT_ABANDONED_0 + i,
+ * WAIT_IO_COMPLETION and WAIT_TIMEOUT (the same numbers); an error is WAIT_FAILED with
+ * its Win32 error. */
+static DWORD wait_result(NTSTATUS s)
 {
-    if (count == 0 || count > MAXIMUM_WAIT_OBJECTS) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return WAIT_FAILED;
-    }
-    if (!handles) {
-        SetLastError(ERROR_NOACCESS);
-        return WAIT_FAILED;
-    }
-    nspa_obj_t objs[MAXIMUM_WAIT_OBJECTS];
-    DWORD n = 0;
-    for (DWORD i = 0; i < count; i++) {
-        if (is_pseudo(handles[i]) && !pseudo_ok) {
-            SetLastError(ERROR_INVALID_HANDLE);
-            return WAIT_FAILED;
-        }
-        objs[n++] = is_pseudo(handles[i]) ? nspa__win32_pseudo_obj(handles[i]) : H(handles[i]);
-    }
-    uint32_t index = 0;
-    int r = nspa__win32_wait(objs, n, all, deadline(ms), 0, alertable, &index);
-    if (r == NSPA__WAIT_APC) return WAIT_IO_COMPLETION;
-    if (r == 0 || r == -EOWNERDEAD)
-        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + index;
-    if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
-    SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE) : nspa_win32_error(r));
-    if (r == -EINVAL) {
-        /* -EINVAL from a wait: a handle of a non-waitable type, or duplicates in a
-         * wait-all; tell them apart */
-        for (DWORD i = 0; i < n; i++)
-            if (nspa_obj_type(objs[i]) < 0) { SetLastError(ERROR_INVALID_HANDLE); break; }
-    }
+    if (NT_SUCCESS(s)) return (DWORD)s;
+    SetLastError(RtlNtStatusToDosError(s));
     return WAIT_FAILED;
 }
 
+/* A Win32 timeout in ms as an NT one: INFINITE is NULL, else relative 100 ns units. */
+static const LARGE_INTEGER *nt_timeout(DWORD ms, LARGE_INTEGER *t)
+{
+    if (ms == INFINITE) return NULL;
+    t->QuadPart = -(LONGLONG)ms * 10000;
+    return t;
+}
+
+/* The Win32 waits over the Nt* ones (the WAIT_* values are the statuses' numbers). */
 NSPA_EXPORT DWORD WINAPI WaitForMultipleObjectsEx(DWORD count, const HANDLE *handles, BOOL wait_all,
                                                   DWORD ms, BOOL alertable)
 {
-    return wait_objects(count, handles, wait_all, ms, alertable, 0);
+    LARGE_INTEGER t;
+    return wait_result(NtWaitForMultipleObjects(count, handles, wait_all ? WaitAll : WaitAny,
+                                                alertable ? TRUE : FALSE, nt_timeout(ms, &t)));
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForMultipleObjects(DWORD count, const HANDLE *handles, BOOL wait_all, DWORD ms)
 {
-    return wait_objects(count, handles, wait_all, ms, FALSE, 0);
+    return WaitForMultipleObjectsEx(count, handles, wait_all, ms, FALSE);
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForSingleObjectEx(HANDLE h, DWORD ms, BOOL alertable)
 {
-    return wait_objects(1, &h, FALSE, ms, alertable, 1);
+    LARGE_INTEGER t;
+    return wait_result(NtWaitForSingleObject(h, alertable ? TRUE : FALSE, nt_timeout(ms, &t)));
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
 {
-    /* the common case, kept short: no alert, one object */
-    if (!is_pseudo(h)) {
-        int r = nspa__wait_single(H(h), deadline(ms));
+    /* the common case, kept short: no alert, one object, the sync core's one-object
+     * wait; its errors get the NT wait's status */
+    if (likely(!is_pseudo(h))) {
+        nspa_obj_t o = H(h);
+        uint64_t deadline = ms == INFINITE ? NSPA_TIMEOUT_INFINITE : ms ? nspa_time_ns() + (uint64_t)ms * 1000000ull : 0;
+        int r = nspa__wait_single(o, deadline);
         if (r == 0) return WAIT_OBJECT_0;
         if (r == -EOWNERDEAD) return WAIT_ABANDONED_0;
         if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
-        SetLastError(ERROR_INVALID_HANDLE);
-        return WAIT_FAILED;
+        return wait_result(nspa__nt_wait_error(r, &o, 1, 0));
     }
-    return wait_objects(1, &h, FALSE, ms, FALSE, 1);
+    return WaitForSingleObjectEx(h, ms, FALSE);
 }
 
 /* The "signal" half of SignalObjectAndWait / NtSignalAndWaitForSingleObject: set an
@@ -499,25 +482,6 @@ NSPA_HIDDEN int nspa__win32_signal_object(nspa_obj_t h)
     default:
         return nspa_obj_type(h) < 0 ? -EBADF : -EINVAL;
     }
-}
-
-/* The WAIT_* value of an NT wait's status: STATUS_WAIT_0 + i, STATUS_ABANDONED_WAIT_0 + i,
- * STATUS_USER_APC and STATUS_TIMEOUT are WAIT_OBJECT_0 + i, WAIT_ABANDONED_0 + i,
- * WAIT_IO_COMPLETION and WAIT_TIMEOUT (the same numbers); an error is WAIT_FAILED with
- * its Win32 error. */
-static DWORD wait_result(NTSTATUS s)
-{
-    if (NT_SUCCESS(s)) return (DWORD)s;
-    SetLastError(RtlNtStatusToDosError(s));
-    return WAIT_FAILED;
-}
-
-/* A Win32 timeout in ms as an NT one: INFINITE is NULL, else relative 100 ns units. */
-static const LARGE_INTEGER *nt_timeout(DWORD ms, LARGE_INTEGER *t)
-{
-    if (ms == INFINITE) return NULL;
-    t->QuadPart = -(LONGLONG)ms * 10000;
-    return t;
 }
 
 /* Both handles are referenced before anything is signaled: a bad wait handle fails the

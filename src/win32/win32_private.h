@@ -68,5 +68,8 @@ NSPA_HIDDEN HANDLE nspa__win32_created(NTSTATUS s, HANDLE h);
 /* Open*A/W over an NtOpen* call: NULL name ERROR_INVALID_PARAMETER, inherit OBJ_INHERIT. */
 typedef NTSTATUS (NTAPI *nspa_nt_open_fn)(PHANDLE, ACCESS_MASK, const OBJECT_ATTRIBUTES *);
 NSPA_HIDDEN HANDLE nspa__win32_open(nspa_nt_open_fn op, DWORD access, BOOL inherit, LPCWSTR w, LPCSTR a);
+/* The NTSTATUS of a failed nspa wait over @objs (src/nt/win32_nt_wait.c): a closed
+ * handle, a non-waitable kind, duplicates in a wait-all, or nt_status's mapping. */
+NSPA_HIDDEN NTSTATUS nspa__nt_wait_error(int r, const nspa_obj_t *objs, uint32_t n, int all);
 #include "sync/sync_api.h"            /* the sync core internals the thread code uses */
 #endif
