@@ -187,7 +187,8 @@ int nspa_heap_stats(nspa_heap_t *heap, struct nspa_heap_stats *st);
 /* nspa_heap_set_exception_handler - NSPA has no structured exceptions: with
  * HEAP_GENERATE_EXCEPTIONS a failing allocation calls this handler with the NTSTATUS
  * (STATUS_NO_MEMORY) and the heap; it may longjmp out. If it returns (or none is set),
- * the default prints the status and aborts. Returns the previous handler. */
+ * the call returns NULL as without the flag (the library never aborts on exhaustion).
+ * Returns the previous handler. */
 typedef void (*nspa_heap_exception_fn)(unsigned int status, nspa_heap_t *heap);
 nspa_heap_exception_fn nspa_heap_set_exception_handler(nspa_heap_exception_fn fn);
 
