@@ -6,6 +6,14 @@
 #   make install  install the library (PREFIX=/usr/local)
 #   make suite    install deps (stock Wine 8, mingw-w64), build, run the real-time suite
 #                 natively (baseline + RT) and under stock Wine; prints the report folder
+#   make deb      install deps (debhelper, lintian ...), build the Debian packages libnspa0,
+#                 libnspa-dev, nspa-tools into $(BUILD)/deb with dpkg-buildpackage, run
+#                 lintian and the package install test (docs/packaging.md)
+#   make abi-baseline  rewrite abi/libnspa.abi from the release build (a deliberate ABI
+#                 change; docs/abi.md)
+#
+# make test includes the ABI check (abidiff against abi/libnspa.abi), the exported-names
+# check and the man-page check (ctest -L packaging, seconds).
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -16,7 +24,7 @@ CMAKE   := cmake
 # by removing those a previous run (or an older NSPA) left behind.
 CTEST   := $(CURDIR)/tools/clean-namespaces.sh ctest- && ctest --output-on-failure --no-tests=error -j$(JOBS)
 
-.PHONY: all deps test test-release test-asan test-tsan bench install clean suite
+.PHONY: all deps test test-release test-asan test-tsan bench install clean suite deb abi-baseline
 
 all: $(BUILD)/release/build.ninja
 	$(CMAKE) --build $(BUILD)/release -j$(JOBS)
@@ -63,6 +71,13 @@ suite:
 	@tools/deps.sh test wine64 gcc-mingw-w64-x86-64
 	$(MAKE) all
 	python3 tools/suite/run_suite.py --exe $(BUILD)/release/nspa-rt-test --peer wine $(SUITE_ARGS)
+
+deb:
+	@tools/deps.sh deb
+	tools/deb.sh $(BUILD)
+
+abi-baseline: all
+	tools/abi.sh update $(BUILD)/release/libnspa.so
 
 install: all
 	$(CMAKE) --install $(BUILD)/release

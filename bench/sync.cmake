@@ -22,4 +22,7 @@ if(NSPA_BENCH_HAVE_WIN32_SYNC)
   nspa_add_bench(nspa_sync_bench SOURCES ${PROJECT_SOURCE_DIR}/bench/sync/sync_bench.c WIN32)
   # the scale phase (bench/sync/scale.sh): K independent pairs, two namespaces, RT mutex
   nspa_add_bench(nspa_sync_scale SOURCES ${PROJECT_SOURCE_DIR}/bench/sync/scale_bench.c WIN32)
+  # uncontended SetEvent / ResetEvent / ReleaseMutex / ReleaseSemaphore, ns per call
+  # (issue 19: the Win32 calls over the Nt* ones must not get slower)
+  nspa_add_bench(nspa_sync_hotcalls SOURCES ${PROJECT_SOURCE_DIR}/bench/sync/hotcalls.c WIN32)
 endif()

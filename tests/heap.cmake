@@ -9,7 +9,7 @@ nspa_add_test(heap_info SOURCES tests/heap_info.c WIN32)
 nspa_add_test(heap_stress SOURCES tests/heap_stress.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(heap_threadexit SOURCES tests/heap_threadexit.c WIN32 THREADED)
 nspa_add_test(heap_remote SOURCES tests/heap_remote.c WIN32 THREADED)
-nspa_add_test(heap_nspa_api SOURCES tests/heap_nspa_api.c)
+nspa_add_test(heap_nspa_api SOURCES tests/heap_nspa_api.c WIN32)
 # exhaustion at initialisation (RLIMIT_AS): an error, not an abort. Sanitizers' shadow
 # memory does not fit under an address-space limit
 nspa_add_test(heap_init_nomem SOURCES tests/heap_init_nomem.c WIN32 NO_ASAN NO_TSAN)

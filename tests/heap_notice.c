@@ -27,7 +27,7 @@ static int ready = -1, done = -1, go_on, mode;   /* mode 0 busy, 1 blocked, 2 go
 static size_t committed(void)
 {
     struct nspa_heap_stats st;
-    return nspa_heap_stats(h, &st) ? st.bytes_committed : (size_t)-1;
+    return nspa_heap_stats(h, &st) == 0 ? st.bytes_committed : (size_t)-1;
 }
 
 static void *producer(void *arg)

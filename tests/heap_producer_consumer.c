@@ -91,7 +91,7 @@ static void *producer(void *arg)
 static size_t committed(void)
 {
     struct nspa_heap_stats st;
-    if (!nspa_heap_stats(nspa_heap_process(), &st))
+    if (nspa_heap_stats(nspa_heap_process(), &st) != 0)
         return (size_t)-1;
     return st.bytes_committed;
 }

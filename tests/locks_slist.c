@@ -57,6 +57,68 @@ static void test_layout_and_order(void)
     free(it);
 }
 
+/* Wine's test_slist (run on Windows): a header full of garbage is initialized to depth
+ * 0; a chain pushed with a count adds that count to the depth, whatever its length
+ * (ntdll's RtlInterlockedPushListSList(Ex)); a pop of the emptied list returns NULL and
+ * leaves the depth alone; a flush of it returns NULL and sets the depth to 0 (Windows 8
+ * and later); 65536 pushes wrap the 16-bit depth to 0 and a flush then returns all of
+ * them, newest first. */
+static void test_wine_slist(void)
+{
+    item i1 = { .v = 1 }, i2 = { .v = 2 }, i3 = { .v = 3 };
+    SLIST_HEADER h;
+    memset(&h, 0xff, sizeof(h));
+    InitializeSListHead(&h);
+    CHECK_EQ(QueryDepthSList(&h), 0);
+    CHECK(InterlockedPushEntrySList(&h, &i3.e) == NULL);
+    i2.e.Next = &i1.e;
+    PSLIST_ENTRY e = RtlInterlockedPushListSList(&h, &i2.e, &i1.e, 42);
+    CHECK(e == &i3.e);
+    CHECK_EQ(QueryDepthSList(&h), 43);
+    int want[] = { 2, 1, 3 };
+    for (int i = 0; i < 3; i++) {
+        e = InterlockedPopEntrySList(&h);
+        REQUIRE(e != NULL);
+        CHECK_EQ(((item *)e)->v, want[i]);
+        CHECK_EQ(RtlQueryDepthSList(&h), 42 - i);
+    }
+    CHECK(RtlInterlockedPopEntrySList(&h) == NULL);
+    CHECK_EQ(QueryDepthSList(&h), 40);
+    CHECK(InterlockedFlushSList(&h) == NULL);
+    CHECK_EQ(QueryDepthSList(&h), 0);
+    /* the Ex form and the ntdll names */
+    RtlInitializeSListHead(&h);
+    CHECK(RtlInterlockedPushEntrySList(&h, &i3.e) == NULL);
+    i2.e.Next = &i1.e;
+    CHECK(RtlInterlockedPushListSListEx(&h, &i2.e, &i1.e, 42) == &i3.e);
+    CHECK_EQ(QueryDepthSList(&h), 43);
+    e = RtlInterlockedFlushSList(&h);
+    int n = 0;
+    for (; e; e = e->Next) CHECK_EQ(((item *)e)->v, want[n++]);
+    CHECK_EQ(n, 3);
+    CHECK_EQ(QueryDepthSList(&h), 0);
+    /* 65536 entries: the depth wraps */
+    enum { MANY = 65536 };
+    item *many = aligned_alloc(16, sizeof(item) * MANY);
+    REQUIRE(many != NULL);
+    int bad = 0;
+    for (int i = 0; i < MANY; i++) {
+        many[i].v = i + 1;
+        e = InterlockedPushEntrySList(&h, &many[i].e);
+        if (e != (i ? &many[i - 1].e : NULL)) bad++;
+        if (QueryDepthSList(&h) != ((i + 1) & 0xffff)) bad++;
+    }
+    CHECK_EQ(bad, 0);
+    e = InterlockedFlushSList(&h);
+    for (int i = MANY; i > 0; i--, e = e ? e->Next : NULL)
+        if (!e || ((item *)e)->v != i) bad++;
+    CHECK_EQ(bad, 0);
+    CHECK(e == NULL);
+    CHECK_EQ(QueryDepthSList(&h), 0);
+    CHECK(InterlockedPopEntrySList(&h) == NULL);
+    free(many);
+}
+
 #define NITEMS 64
 #define ROUNDS 200000
 static SLIST_HEADER shared;
@@ -117,6 +179,7 @@ static void test_threads(void)
 int main(void)
 {
     test_layout_and_order();
+    test_wine_slist();
     test_threads();
     return nspa_test_done();
 }

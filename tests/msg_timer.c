@@ -2,8 +2,10 @@
  * timers (hwnd NULL, ids chosen by SetTimer), TIMERPROC callbacks through
  * DispatchMessage (a forged WM_TIMER lParam is not called), coalescing (a timer that
  * expired many times while nobody looked gives one WM_TIMER), posted messages before
- * WM_TIMER, USER_TIMER_MINIMUM, replacing a timer, KillTimer, a destroyed window's
- * timers, none early. */
+ * WM_TIMER, USER_TIMER_MINIMUM, replacing a timer (its pending WM_TIMER goes, the new
+ * period counts from the replacement), KillTimer (a pending WM_TIMER goes too), window
+ * and thread timers side by side under the window filters, a destroyed window's timers,
+ * none early. */
 #include <windows.h>
 #include "nspa_test.h"
 #include "win32_testutil.h"
@@ -109,6 +111,52 @@ static void test_thread_timer(void)
     KillTimer(NULL, id);
 }
 
+static int pending_timers(HWND filter, UINT_PTR id)
+{
+    MSG m;
+    int n = 0;
+    while (PeekMessageW(&m, filter, WM_TIMER, WM_TIMER, PM_REMOVE))
+        if (m.wParam == id) n++;
+    return n;
+}
+
+static void test_replace_and_kill_pending(HWND h)
+{
+    drain();
+    /* SetTimer with the id of a timer whose WM_TIMER is pending replaces it: the
+     * pending WM_TIMER is gone and the new period runs from now */
+    CHECK_EQ(SetTimer(h, 9, 10, NULL), 9);
+    Sleep(40);
+    MSG m;
+    CHECK(PeekMessageW(&m, h, WM_TIMER, WM_TIMER, PM_NOREMOVE) && m.wParam == 9);   /* pending */
+    double t0 = now_ms();
+    CHECK_EQ(SetTimer(h, 9, 200, NULL), 9);
+    CHECK_EQ(pending_timers(h, 9), 0);
+    while (GetMessageW(&m, h, WM_TIMER, WM_TIMER) > 0 && m.wParam != 9) {}
+    CHECK(now_ms() - t0 >= 200.0 - 0.5);     /* the new period, not the old one */
+    /* KillTimer with its WM_TIMER pending: the WM_TIMER goes with it */
+    CHECK_EQ(SetTimer(h, 9, 10, NULL), 9);
+    Sleep(40);
+    CHECK(PeekMessageW(&m, h, WM_TIMER, WM_TIMER, PM_NOREMOVE));
+    CHECK(KillTimer(h, 9));
+    CHECK_EQ(pending_timers(NULL, 9), 0);
+    /* a window timer and a thread timer with the same id are two timers; the filters
+     * take each alone: (HWND)-1 the thread's, the window its own */
+    UINT_PTR tid_timer = SetTimer(NULL, 0, 10, NULL);
+    CHECK(tid_timer != 0);
+    CHECK_EQ(SetTimer(h, tid_timer, 10, NULL), tid_timer);
+    Sleep(40);
+    CHECK(PeekMessageW(&m, (HWND)(LONG_PTR)-1, WM_TIMER, WM_TIMER, PM_REMOVE));
+    CHECK(m.hwnd == NULL && m.wParam == tid_timer);
+    CHECK(!PeekMessageW(&m, (HWND)(LONG_PTR)-1, WM_TIMER, WM_TIMER, PM_REMOVE));   /* coalesced */
+    CHECK(PeekMessageW(&m, h, WM_TIMER, WM_TIMER, PM_REMOVE));
+    CHECK(m.hwnd == h && m.wParam == tid_timer);
+    CHECK(KillTimer(NULL, tid_timer));
+    CHECK(KillTimer(h, tid_timer));
+    Sleep(30);
+    CHECK(!PeekMessageW(&m, NULL, WM_TIMER, WM_TIMER, PM_REMOVE));
+}
+
 static HWND other_thread_hwnd;
 static DWORD WINAPI other(LPVOID p)
 {
@@ -125,6 +173,7 @@ int main(void)
     CHECK(h != NULL);
     test_window_timer(h);
     test_thread_timer();
+    test_replace_and_kill_pending(h);
     /* a window of another thread */
     other_thread_hwnd = h;
     HANDLE t = CreateThread(NULL, 0, other, NULL, 0, NULL);

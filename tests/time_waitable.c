@@ -63,6 +63,49 @@ static void test_create(void)
     CloseHandle(d);
 }
 
+/* Wine's test_waitable_timer and the timer part of test_temporary_objects: names are
+ * case-sensitive (an upper-case copy is another timer, created with ERROR_SUCCESS, not
+ * found by Open), Open with a NULL name is ERROR_INVALID_PARAMETER (A and W), and a
+ * named timer goes away with its last handle (Open: ERROR_FILE_NOT_FOUND). */
+static void test_names_wine(void)
+{
+    char name[64], upper[64];
+    snprintf(name, sizeof(name), "nspa-wt-case-%d: Test WaitableTimer", (int)getpid());
+    snprintf(upper, sizeof(upper), "NSPA-WT-CASE-%d: TEST WAITABLETIMER", (int)getpid());
+    SetLastError(0xdeadbeef);
+    HANDLE h = CreateWaitableTimerA(NULL, FALSE, name);
+    REQUIRE(h != NULL);
+    CHECK_EQ(GetLastError(), 0);
+    SetLastError(0xdeadbeef);
+    HANDLE h2 = CreateWaitableTimerA(NULL, FALSE, name);
+    CHECK(h2 != NULL);
+    CHECK_EQ(GetLastError(), ERROR_ALREADY_EXISTS);
+    CloseHandle(h2);
+    SetLastError(0xdeadbeef);
+    h2 = CreateWaitableTimerA(NULL, FALSE, upper);
+    CHECK(h2 != NULL);
+    CHECK_EQ(GetLastError(), 0);
+    CloseHandle(h2);                     /* the last handle: the upper-case one is gone */
+    SetLastError(0xdeadbeef);
+    h2 = OpenWaitableTimerA(TIMER_ALL_ACCESS, FALSE, name);
+    CHECK(h2 != NULL);
+    CloseHandle(h2);
+    SetLastError(0xdeadbeef);
+    CHECK(OpenWaitableTimerA(TIMER_ALL_ACCESS, FALSE, upper) == NULL);
+    CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
+    SetLastError(0xdeadbeef);
+    CHECK(OpenWaitableTimerA(TIMER_ALL_ACCESS, FALSE, NULL) == NULL);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
+    SetLastError(0xdeadbeef);
+    CHECK(OpenWaitableTimerW(TIMER_ALL_ACCESS, FALSE, NULL) == NULL);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
+    CloseHandle(h);
+    /* temporary: gone with its last handle */
+    SetLastError(0xdeadbeef);
+    CHECK(OpenWaitableTimerA(READ_CONTROL, FALSE, name) == NULL);
+    CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
+}
+
 static void test_bad_input(void)
 {
     HANDLE t = CreateWaitableTimerA(NULL, FALSE, NULL);
@@ -289,6 +332,7 @@ static void test_churn(void)
 int main(void)
 {
     test_create();
+    test_names_wine();
     test_bad_input();
     test_states();
     test_wakes();

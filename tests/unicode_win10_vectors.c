@@ -1,5 +1,5 @@
 /* MultiByteToWideChar / WideCharToMultiByte (CP_UTF8) against answers recorded on Windows 10
- * (shared/spec/unicode-semantics.md, and the Windows 10 table of the ReactOS api test for
+ * (docs/unicode.md, and the Windows 10 table of the ReactOS api test for
  * MultiByteToWideChar): return value, last error and the exact buffer contents, including
  * the sentinel after the output. Every case runs on every implementation path. */
 #include <windows.h>

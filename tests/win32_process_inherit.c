@@ -2,8 +2,9 @@
  * event and mutex, their values on the child's command line: the child signals the
  * event and waits on the mutex the parent releases), inheritable vs not, bInheritHandles
  * FALSE, a named inheritable object, DuplicateHandle into a child and out of it, a
- * process-arena object refused with ERROR_NOT_SUPPORTED, and a non-NSPA child: the
- * handles prepared for it are given back. */
+ * process-arena object with waiters growing into the region (its waiters move with it),
+ * a mutex owned by another thread refused with ERROR_NOT_SUPPORTED, and a non-NSPA
+ * child: the handles prepared for it are given back. */
 #include <windows.h>
 #include <unistd.h>
 #include "nspa/sync.h"
@@ -68,6 +69,24 @@ static int child_main(int argc, char **argv)
 static DWORD WINAPI wait_on(LPVOID h)
 {
     return WaitForSingleObject((HANDLE)h, 20000);
+}
+
+struct pair_args { HANDLE a, b; };
+static DWORD WINAPI wait_all_on(LPVOID p)
+{
+    struct pair_args *w = p;
+    HANDLE hs[2] = { w->a, w->b };
+    return WaitForMultipleObjects(2, hs, TRUE, 20000);
+}
+
+static volatile LONG held;
+static DWORD WINAPI hold_mutex(LPVOID m)
+{
+    if (WaitForSingleObject((HANDLE)m, 20000) != WAIT_OBJECT_0) return 1;
+    InterlockedExchange(&held, 1);
+    while (InterlockedCompareExchange(&held, 0, 0) != 2) Sleep(1);
+    ReleaseMutex((HANDLE)m);
+    return 0;
 }
 
 static volatile LONG hammer_stop;
@@ -178,19 +197,42 @@ static void test_duplicate_across(void)
     HANDLE ours = CreateEventA(&sa, TRUE, FALSE, NULL);
     HANDLE remote = NULL;
     CHECK(DuplicateHandle(GetCurrentProcess(), ours, pi.hProcess, &remote, 0, FALSE, DUPLICATE_SAME_ACCESS));
-    /* a process-arena object with a waiter queued on it cannot cross (not moved) */
+    /* a process-arena object with waiters queued on it grows into the region and
+     * crosses: its waiters (a single wait and a wait-all with another event) start
+     * their waits again on the region object and are woken through it */
     HANDLE arena = CreateEventA(NULL, TRUE, FALSE, NULL), r2 = NULL;
+    HANDLE other = CreateEventA(NULL, TRUE, TRUE, NULL);
+    struct pair_args wa = { arena, other };
     HANDLE waiter = CreateThread(NULL, 0, wait_on, arena, 0, NULL);
-    while (nspa_obj_waiters((nspa_obj_t)(uintptr_t)arena) < 1) Sleep(1);
-    SetLastError(0);
-    CHECK(!DuplicateHandle(GetCurrentProcess(), arena, pi.hProcess, &r2, 0, FALSE, DUPLICATE_SAME_ACCESS));
-    CHECK_EQ(GetLastError(), ERROR_NOT_SUPPORTED);
+    HANDLE waiter_all = CreateThread(NULL, 0, wait_all_on, &wa, 0, NULL);
+    while (nspa_obj_waiters((nspa_obj_t)(uintptr_t)arena) < 2) Sleep(1);
+    CHECK(DuplicateHandle(GetCurrentProcess(), arena, pi.hProcess, &r2, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    /* the handle names the region object now, and both waiters queue there again */
+    int moved = 0;
+    for (int i = 0; i < 5000 && !(moved = nspa_obj_waiters((nspa_obj_t)(uintptr_t)arena) == 2); i++) Sleep(1);
+    CHECK(moved);
+    CHECK_EQ(WaitForSingleObject(waiter, 0), WAIT_TIMEOUT);       /* still waiting */
     SetEvent(arena);
     CHECK_EQ(WaitForSingleObject(waiter, 20000), WAIT_OBJECT_0);
+    DWORD wcode = 1;
+    CHECK(GetExitCodeThread(waiter, &wcode) && wcode == WAIT_OBJECT_0);
+    CHECK_EQ(WaitForSingleObject(waiter_all, 20000), WAIT_OBJECT_0);
+    CHECK(GetExitCodeThread(waiter_all, &wcode) && wcode == WAIT_OBJECT_0);
     CloseHandle(waiter);
-    /* without waiters it grows into the region and crosses */
-    CHECK(DuplicateHandle(GetCurrentProcess(), arena, pi.hProcess, &r2, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CloseHandle(waiter_all);
+    CloseHandle(other);
     CHECK_EQ(WaitForSingleObject(arena, 0), WAIT_OBJECT_0);     /* its state came along */
+    /* a mutex another thread owns does not cross (the owner's list names it) */
+    HANDLE owned = CreateMutexA(NULL, FALSE, NULL), r3 = NULL;
+    HANDLE holder = CreateThread(NULL, 0, hold_mutex, owned, 0, NULL);
+    while (InterlockedCompareExchange(&held, 0, 0) != 1) Sleep(1);
+    SetLastError(0);
+    CHECK(!DuplicateHandle(GetCurrentProcess(), owned, pi.hProcess, &r3, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CHECK_EQ(GetLastError(), ERROR_NOT_SUPPORTED);
+    InterlockedExchange(&held, 2);
+    CHECK_EQ(WaitForSingleObject(holder, 20000), WAIT_OBJECT_0);
+    CloseHandle(holder);
+    CloseHandle(owned);
     SetLastError(0);
     CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)theirs, GetCurrentProcess(), &r2, 0, FALSE,
                            DUPLICATE_CLOSE_SOURCE));

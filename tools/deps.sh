@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Install the Debian/Ubuntu packages a target needs, only those that are missing.
-# Usage: tools/deps.sh test|bench [extra packages...]
+# Usage: tools/deps.sh test|bench|deb [extra packages...]
 set -euo pipefail
 set_name=${1:-test}; shift || true
 pkgs=(cmake ninja-build gcc make pkg-config python3 strace liburing-dev)
 case "$set_name" in
-  test)  ;;
+  # the ABI check (abidiff against abi/libnspa.abi) and the man pages (scdoc -> roff,
+  # checked with man -l --warnings)
+  test)  pkgs+=(abigail-tools scdoc man-db groff-base) ;;
   # bench/heap runs glibc's malloc against these allocators (LD_PRELOAD); bench/io runs
   # fio and a Boost.Asio echo server (C++)
   bench) pkgs+=(python3 strace libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev fio libasio-dev g++) ;;
+  # make deb: dpkg-buildpackage with debhelper 13, lintian, and what the build needs
+  deb)   pkgs+=(abigail-tools scdoc man-db groff-base debhelper dpkg-dev devscripts fakeroot lintian) ;;
   *)     ;;
 esac
 pkgs+=("$@")

@@ -1,5 +1,5 @@
 /* nspa-bench heap: NSPA's own implementation of the rpmalloc-benchmark "random" workload
- * shape (docs/heap.md, shared/spec/heap.md): per thread, 'slots' live-pointer slots; each
+ * shape (docs/heap.md): per thread, 'slots' live-pointer slots; each
  * loop allocates 30-99% of 'ops' blocks of sizes spread evenly over [min,max] into random
  * slots (freeing what was there), writes the first int, the last byte and one byte per
  * 4 KiB page of each block, hands a quarter of that loop's blocks to the next thread to

@@ -8,7 +8,7 @@
 #   wine    the same source built with x86_64-w64-mingw32-gcc, run by stock Wine 8
 #           (/usr/lib/wine/wine64, WINEDEBUG=-all, a throw-away WINEPREFIX under <outdir>)
 #   winpr   the same source built against FreeRDP's WinPR 2 headers (-DNSPA_BENCH_WINPR)
-#   futex, pthread_pi, pthread, pthread_pair, atomic_cas
+#   futex, pthread_pi, pthread, pthread_pair, pthread_pair_st, atomic_cas
 #           the limits, bench/sync/limits.c (<builddir>/bench/nspa_sync_limits)
 # Every run is bounded in time: the timed benches run for a fixed wall time (1 s, zigzag
 # 2 s) and report per-operation figures; the fixed-count "contended_wait" gets a count
@@ -217,7 +217,7 @@ fi
 
 # ---- report ------------------------------------------------------------------------
 ratios=(
-  pingpong:nspa:futex zigzag:nspa:futex triple:nspa:pthread_pair mutex:nspa:pthread_pi
+  pingpong:nspa:futex zigzag:nspa:futex triple:nspa:pthread_pair triple:nspa:pthread_pair_st mutex:nspa:pthread_pi
   contended_wait:nspa:pthread_pi triple_instructions:nspa:pthread_pair pingpong_syscalls:nspa:futex
 )
 for b in pingpong zigzag mutex contended_wait waitall triple triple_syscalls pingpong_syscalls; do
@@ -230,7 +230,7 @@ args=()
 for x in "${ratios[@]}"; do args+=(--ratio "$x"); done
 notes=(
   "Method: $ROUNDS interleaved rounds; in each, every implementation of every bench runs once (nspa, wine, winpr, then the limits). Timed benches run ${MS} ms (zigzag ${ZIGZAG_MS} ms) each and report per-operation figures. Same Win32 source (bench/sync/sync_bench.c) for nspa, wine (mingw-w64 .exe under stock Wine 8, wineserver sync) and winpr."
-  "Must-show targets (issue 2): pingpong nspa/futex <= 1.3; zigzag nspa/futex >= 0.8; triple nspa/pthread_pair <= 4 (pthread_pair = one uncontended pthread_mutex_lock+unlock pair) and triple_syscalls nspa = 0; mutex nspa/pthread_pi >= 0.3; every nspa/wine ratio 10x better (<= 0.1 for time, >= 10 for throughput)."
+  "Must-show targets (issue 2): pingpong nspa/futex <= 1.3; zigzag nspa/futex >= 0.8; triple nspa/pthread_pair <= 4 (pthread_pair = one uncontended pthread_mutex_lock+unlock pair in a process with a second thread alive; pthread_pair_st is the same pair in a one-thread process, where glibc drops the lock prefix: not a lock, shown for information) and triple_syscalls nspa = 0; mutex nspa/pthread_pi >= 0.3; every nspa/wine ratio 10x better (<= 0.1 for time, >= 10 for throughput)."
   "contended_wait is msync's 'contended wait' (10M acquisitions over 2 threads, wall time): native implementations run ${CW_NATIVE} acquisitions; under Wine only ${CW_WINE} (its ~40-100 us server round trips would need 10-30 minutes for 10M); any run still going after ${CW_CAP_MS} ms is stopped there. Fewer than 10M acquisitions are scaled to 10M; each sample line carries iters=, scaled_to= and capped=."
   "waitall: one round = a releaser thread posts 4 semaphores (max count 1), the main thread's WaitForMultipleObjects(bWaitAll=TRUE) takes them and acks with an auto-reset event; us per round."
   "winpr: WinPR 2.x has no auto-reset events (it logs 'auto-reset events not yet implemented' and returns a manual-reset one), so its build resets by hand after each wait of the strictly alternating hand-offs; its semaphores also ignore the maximum count. Its contended mutex is a plain pthread mutex."

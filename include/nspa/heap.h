@@ -4,11 +4,16 @@
  * the same semantics; only the names differ. Handles are interchangeable: a handle from
  * nspa_heap_create() may be passed to HeapAlloc() and vice versa.
  *
- * Errors are reported the Win32 way: functions that fail return 0/NULL (or (size_t)-1
- * for nspa_heap_size) and, where Windows does, set the calling thread's last-error value
- * (GetLastError()). Allocation failures additionally raise STATUS_NO_MEMORY through the
- * exception hook when HEAP_GENERATE_EXCEPTIONS is in effect (see
- * nspa_heap_set_exception_handler).
+ * Errors follow the library's one convention (as liburing's): a call that can fail for
+ * more than one reason returns 0 or a negative errno value, and hands its result back
+ * through an out pointer: -EBADF (not a live heap), -EINVAL (a pointer that is not a
+ * live block of the heap, a bad argument), -ENOMEM (exhaustion; nothing changed),
+ * -EPERM, -ENODATA, -ENOSPC as each call says. The allocator calls in the C shape
+ * (nspa_heap_alloc, nspa_malloc & co.) return the block or NULL, as malloc does, and
+ * nspa_heap_size / nspa_heap_usable_size return a size. Nothing here sets the Win32
+ * last error: the Win32 twins (HeapCreate ...) map these codes to Windows' errors.
+ * Allocation failures additionally raise STATUS_NO_MEMORY through the exception hook
+ * when HEAP_GENERATE_EXCEPTIONS is in effect (see nspa_heap_set_exception_handler).
  *
  * Thread-safety: every function may be called from any thread, on any heap, concurrently;
  * a block may be freed or reallocated by a thread other than the one that allocated it.
@@ -76,12 +81,13 @@ struct nspa_heap_stats {
  * initial: bytes to commit up front (a hint). maximum: 0 makes a growable heap that grows
  * without limit; non-zero makes a fixed heap: allocations fail once the live blocks' sizes
  * would exceed max(maximum, initial), and single allocations of 0x7FFF8 bytes or more fail.
- * Returns the heap, or NULL with last error ERROR_NOT_ENOUGH_MEMORY. */
-nspa_heap_t *nspa_heap_create(unsigned int flags, size_t initial, size_t maximum);
+ * Returns 0 and the heap in *out; -ENOMEM (no heap structure or address space left),
+ * -EINVAL (out NULL). */
+int nspa_heap_create(unsigned int flags, size_t initial, size_t maximum, nspa_heap_t **out);
 
 /* nspa_heap_destroy - release a private heap and every block in it at once (HeapDestroy).
- * Returns non-zero; 0 with ERROR_INVALID_HANDLE for a handle that is not a live heap, and
- * 0 with ERROR_INVALID_PARAMETER for the process heap (which cannot be destroyed).
+ * Returns 0; -EBADF for a handle that is not a live heap, -EINVAL for the process heap
+ * (which cannot be destroyed).
  * Other threads must not use the heap concurrently or afterwards. */
 int nspa_heap_destroy(nspa_heap_t *heap);
 
@@ -102,25 +108,28 @@ void *nspa_realloc(void *mem, size_t size);
 /* nspa_heap_alloc - allocate size bytes, 16-byte aligned (HeapAlloc).
  * flags: NSPA_HEAP_ZERO_MEMORY zeroes the block; NSPA_HEAP_GENERATE_EXCEPTIONS raises
  * STATUS_NO_MEMORY on failure instead of returning NULL. size 0 returns a unique pointer.
- * Returns the block or NULL (last error is not set, as on Windows). */
+ * Returns the block, or NULL (exhaustion, a fixed heap's limit, or not a live heap). */
 void *nspa_heap_alloc(nspa_heap_t *heap, unsigned int flags, size_t size);
 
 /* nspa_heap_alloc_aligned - like nspa_heap_alloc with a power-of-two alignment
- * (up to 1 MiB). Returns NULL with ERROR_INVALID_PARAMETER for a bad alignment. */
-void *nspa_heap_alloc_aligned(nspa_heap_t *heap, unsigned int flags, size_t alignment, size_t size);
+ * (up to 1 MiB), in posix_memalign's shape. Returns 0 and the block in *out; -EINVAL
+ * (a bad alignment, out NULL), -ENOMEM, -EBADF (not a live heap). */
+int nspa_heap_alloc_aligned(nspa_heap_t *heap, unsigned int flags, size_t alignment, size_t size, void **out);
 
 /* nspa_heap_free - free a block (HeapFree). NULL succeeds. A pointer that is not a live
- * block of this heap (foreign, interior, already freed) is rejected: returns 0 with
- * ERROR_INVALID_PARAMETER and the heap is left unchanged (or the process aborts if
- * termination on corruption was enabled). Any thread may free any block. */
+ * block of this heap (foreign, interior, already freed) is rejected: returns -EINVAL and
+ * the heap is left unchanged (or the process aborts if termination on corruption was
+ * enabled: the caller asked for that); -EBADF for a handle that is not a live heap.
+ * Returns 0 otherwise. Any thread may free any block. */
 int nspa_heap_free(nspa_heap_t *heap, unsigned int flags, void *mem);
 
-/* nspa_heap_realloc - resize a block (HeapReAlloc). Keeps the contents up to the smaller
- * size; NSPA_HEAP_ZERO_MEMORY zeroes the grown part; NSPA_HEAP_REALLOC_IN_PLACE_ONLY
- * never moves the block and fails with ERROR_NOT_ENOUGH_MEMORY if it cannot resize it
- * where it is. mem NULL or not a live block: NULL with ERROR_INVALID_PARAMETER.
- * Out of memory: NULL with ERROR_NOT_ENOUGH_MEMORY, the old block is intact. */
-void *nspa_heap_realloc(nspa_heap_t *heap, unsigned int flags, void *mem, size_t size);
+/* nspa_heap_realloc - resize the block *mem (HeapReAlloc). Keeps the contents up to the
+ * smaller size; NSPA_HEAP_ZERO_MEMORY zeroes the grown part; NSPA_HEAP_REALLOC_IN_PLACE_ONLY
+ * never moves the block and fails with -ENOMEM if it cannot resize it where it is.
+ * Returns 0 with the block's (possibly new) address in *mem; -EINVAL (mem or *mem NULL,
+ * or not a live block), -EBADF (not a live heap), -ENOMEM (the old block is intact and
+ * *mem unchanged). */
+int nspa_heap_realloc(nspa_heap_t *heap, unsigned int flags, void **mem, size_t size);
 
 /* nspa_heap_size - the size requested for a live block (HeapSize), or (size_t)-1 for a
  * pointer that is not a live block of the heap. */
@@ -131,49 +140,55 @@ size_t nspa_heap_size(nspa_heap_t *heap, unsigned int flags, const void *mem);
 size_t nspa_heap_usable_size(const void *mem);
 
 /* nspa_heap_validate - check a block or the whole heap (HeapValidate).
- * mem non-NULL: non-zero only if mem is a live block of this heap (a freed, double-freed,
- * interior or foreign pointer gives 0). mem NULL: walks every page, free list and bitmap
- * of the heap and returns 0 if any structure is inconsistent. Does not set last error. */
+ * mem non-NULL: 0 only if mem is a live block of this heap (a freed, double-freed,
+ * interior or foreign pointer gives -EINVAL). mem NULL: walks every page, free list and
+ * bitmap of the heap and returns -EINVAL if any structure is inconsistent. -EBADF: not a
+ * live heap. */
 int nspa_heap_validate(nspa_heap_t *heap, unsigned int flags, const void *mem);
 
 /* nspa_heap_walk - enumerate regions and blocks (HeapWalk). Start with entry->data NULL;
- * each call fills the next entry. Returns 0 with ERROR_NO_MORE_ITEMS at the end.
+ * each call fills the next entry and returns 0; -ENODATA at the end, -EBADF (not a live
+ * heap), -EINVAL (entry NULL, or an entry that does not come from this walk).
  * Each call is atomic; hold nspa_heap_lock() around the walk for a consistent picture. */
 int nspa_heap_walk(nspa_heap_t *heap, struct nspa_heap_entry *entry);
 
 /* nspa_heap_lock / nspa_heap_unlock - exclude every other thread from the heap
  * (HeapLock/HeapUnlock). Recursive. Other threads' calls on the heap block until the
- * matching unlock. Unlock by a thread that does not hold the lock fails with
- * ERROR_NOT_LOCKED. */
+ * matching unlock. Returns 0; -EBADF (not a live heap); unlock by a thread that does not
+ * hold the lock: -EPERM. */
 int nspa_heap_lock(nspa_heap_t *heap);
 int nspa_heap_unlock(nspa_heap_t *heap);
 
-/* nspa_heap_compact - decommit every idle page now and return the largest block the heap
- * could hand out without asking the system (HeapCompact); 0 with last error NO_ERROR if
- * there is none. */
-size_t nspa_heap_compact(nspa_heap_t *heap, unsigned int flags);
+/* nspa_heap_compact - decommit every idle page now (HeapCompact). Returns 0 and, if
+ * largest is not NULL, the largest block the heap could hand out without asking the
+ * system (0 if there is none); -EBADF (not a live heap). */
+int nspa_heap_compact(nspa_heap_t *heap, unsigned int flags, size_t *largest);
 
 /* nspa_heap_set_information - HeapSetInformation. NSPA_HEAP_INFO_COMPATIBILITY with a
  * ULONG 2 (LFH) succeeds (the front end is always on) except on a NO_SERIALIZE heap
- * (ERROR_INVALID_PARAMETER, as Windows); 0 succeeds; other values fail with
- * ERROR_INVALID_PARAMETER. NSPA_HEAP_INFO_TERMINATE_ON_CORRUPTION (heap may be NULL)
- * makes every detected bad free abort the process. NSPA_HEAP_INFO_OPTIMIZE_RESOURCES
- * decommits idle memory. A short buffer gives ERROR_INSUFFICIENT_BUFFER. */
+ * (-EINVAL, as Windows refuses it); 0 succeeds; other values give -EINVAL.
+ * NSPA_HEAP_INFO_TERMINATE_ON_CORRUPTION (heap may be NULL) makes every detected bad
+ * free abort the process (the caller's explicit choice, as on Windows).
+ * NSPA_HEAP_INFO_OPTIMIZE_RESOURCES decommits idle memory. A short buffer gives -ENOSPC,
+ * a handle that is not a live heap -EBADF, an unknown class -EINVAL. Returns 0. */
 int nspa_heap_set_information(nspa_heap_t *heap, int info_class, const void *info, size_t len);
 
 /* nspa_heap_query_information - HeapQueryInformation for NSPA_HEAP_INFO_COMPATIBILITY
- * (returns ULONG 2, or 0 on a NO_SERIALIZE heap). */
+ * (stores ULONG 2, or 0 on a NO_SERIALIZE heap, and its size in *ret_len). Returns 0;
+ * -ENOSPC (short buffer: *ret_len still says how much is needed), -EINVAL (another
+ * class), -EBADF. */
 int nspa_heap_query_information(nspa_heap_t *heap, int info_class, void *info, size_t len,
                                 size_t *ret_len);
 
 /* nspa_heap_stats - fill *st with the heap's statistics (takes the heap lock briefly).
- * Returns non-zero; 0 with ERROR_INVALID_HANDLE. */
+ * Returns 0; -EBADF (not a live heap), -EINVAL (st NULL). */
 int nspa_heap_stats(nspa_heap_t *heap, struct nspa_heap_stats *st);
 
 /* nspa_heap_set_exception_handler - NSPA has no structured exceptions: with
  * HEAP_GENERATE_EXCEPTIONS a failing allocation calls this handler with the NTSTATUS
  * (STATUS_NO_MEMORY) and the heap; it may longjmp out. If it returns (or none is set),
- * the default prints the status and aborts. Returns the previous handler. */
+ * the call returns NULL as without the flag (the library never aborts on exhaustion).
+ * Returns the previous handler. */
 typedef void (*nspa_heap_exception_fn)(unsigned int status, nspa_heap_t *heap);
 nspa_heap_exception_fn nspa_heap_set_exception_handler(nspa_heap_exception_fn fn);
 

@@ -50,9 +50,12 @@ int nspa_vm_reset_write_watch(void *base, size_t size);
 /* The kernel is about to write [addr, addr + len) for the program (read() into a buffer,
  * an I/O completion): write-watched pages there that are not dirty are counted as
  * written and opened now, as Windows counts such writes; without this the system call
- * gets EFAULT on the write-protected page (watches are mprotect-based). The I/O layer
- * calls it before handing a user buffer to the kernel. */
-void nspa_vm_before_kernel_write(void *addr, size_t len);
+ * gets EFAULT on the write-protected page (watches are mprotect-based). A guard page
+ * there loses its guard (one-shot, as a system service meets it on Windows) and the
+ * result is -EFAULT: the I/O call fails (ERROR_NOACCESS) and the next one gets through.
+ * The I/O layer calls it before handing a user buffer to the kernel. Returns 0 or
+ * -EFAULT. */
+int nspa_vm_before_kernel_write(void *addr, size_t len);
 
 /* file mappings (sections). fd: -1 for pagefile-backed memory, or a file descriptor the
  * section keeps a duplicate of (file-backed; size 0 = the file's size). prot: the

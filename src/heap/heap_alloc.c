@@ -1,6 +1,7 @@
 /* NSPA heap: allocation and free off the fast paths (heap_inline.h has those): a page
  * switch, the generic allocation (any size, alignment, fixed heaps, a thread's first
  * call), the remote free with its per-class batches, large blocks, bad pointers. */
+#include <errno.h>
 #include "heap_inline.h"
 
 static void *alloc_small_slow(tld_t *t, theap_t *th, unsigned c, size_t n, unsigned flags);
@@ -208,8 +209,14 @@ static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *
 
 static __attribute__((noinline, cold)) int fail_invalid_handle(void)
 {
-    SetLastError(ERROR_INVALID_HANDLE);
-    return 0;
+    return 0;   /* the caller tells why: heap_free_error */
+}
+
+/* Why a free was rejected (off the hot path): -EBADF not a heap, -EINVAL not a live
+ * block of it. */
+__attribute__((noinline, cold)) int heap_free_error(heap_t *h)
+{
+    return heap_ok(h) ? -EINVAL : -EBADF;
 }
 
 __attribute__((noinline)) int free_local_slow_leave(tld_t *t, heap_t *h, theap_t *th, page_t *pg)

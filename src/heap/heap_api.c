@@ -1,6 +1,7 @@
 /* NSPA heap: the nspa_heap_* API (include/nspa/heap.h): create, destroy, alloc, free,
  * size, realloc, lock. The Win32 names are in win32_heap.c; validate, walk, compact and
  * the statistics in heap_walk.c. */
+#include <errno.h>
 #include "heap_inline.h"
 #include <sys/mman.h>
 
@@ -13,12 +14,13 @@ NSPA_EXPORT nspa_heap_t *nspa_heap_process(void)
     return (nspa_heap_t *)&proc_heap;
 }
 
-NSPA_EXPORT nspa_heap_t *nspa_heap_create(unsigned int flags, size_t initial, size_t maximum)
+NSPA_EXPORT int nspa_heap_create(unsigned int flags, size_t initial, size_t maximum, nspa_heap_t **out)
 {
-    if (global_init() != 0) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
-        return NULL;
-    }
+    if (!out)
+        return -EINVAL;
+    *out = NULL;
+    if (global_init() != 0)
+        return -ENOMEM;
     tld_get();
     pthread_mutex_lock(&g_lock);
     heap_t *h = g_heap_pool;
@@ -45,10 +47,8 @@ NSPA_EXPORT nspa_heap_t *nspa_heap_create(unsigned int flags, size_t initial, si
             atomic_store_explicit(&g_heap_carved, n + 1, memory_order_release);
         }
         pthread_mutex_unlock(&g_lock);
-        if (!h) {
-            SetLastError(ERROR_NOT_ENOUGH_MEMORY);
-            return NULL;
-        }
+        if (!h)
+            return -ENOMEM;
     }
     if (maximum && maximum < initial)
         maximum = initial;
@@ -66,7 +66,8 @@ NSPA_EXPORT nspa_heap_t *nspa_heap_create(unsigned int flags, size_t initial, si
     h->magic = HEAP_MAGIC;
     pthread_mutex_unlock(&g_lock);
     (void)initial;   /* pages are committed on first touch; see docs/heap.md */
-    return (nspa_heap_t *)h;
+    *out = (nspa_heap_t *)h;
+    return 0;
 }
 
 NSPA_EXPORT int nspa_heap_destroy(nspa_heap_t *hh)
@@ -74,14 +75,10 @@ NSPA_EXPORT int nspa_heap_destroy(nspa_heap_t *hh)
     heap_t *h = H(hh);
     global_init();
     tld_t *t = tld_get();
-    if (!heap_ok(h)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
-    if (h == &proc_heap) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return 0;
-    }
+    if (!heap_ok(h))
+        return -EBADF;
+    if (h == &proc_heap)
+        return -EINVAL;
     heap_lock_impl(t, h);
     pthread_mutex_lock(&g_lock);
     h->magic = 0;
@@ -119,7 +116,7 @@ NSPA_EXPORT int nspa_heap_destroy(nspa_heap_t *hh)
     h->list_next = g_heap_pool;
     g_heap_pool = h;
     pthread_mutex_unlock(&g_lock);
-    return 1;
+    return 0;
 }
 
 NSPA_EXPORT void *nspa_heap_alloc(nspa_heap_t *h, unsigned int flags, size_t n)
@@ -127,20 +124,24 @@ NSPA_EXPORT void *nspa_heap_alloc(nspa_heap_t *h, unsigned int flags, size_t n)
     return heap_alloc_impl(H(h), flags, n);
 }
 
-NSPA_EXPORT void *nspa_heap_alloc_aligned(nspa_heap_t *h, unsigned int flags, size_t align, size_t n)
+NSPA_EXPORT int nspa_heap_alloc_aligned(nspa_heap_t *h, unsigned int flags, size_t align, size_t n, void **out)
 {
-    if (align == 0 || (align & (align - 1)) || align > SEG_SIZE / 2) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return NULL;
-    }
-    if (align <= 16)
-        return heap_alloc_impl(H(h), flags, n);
-    return heap_alloc_generic(H(h), flags, n, align);
+    if (!out)
+        return -EINVAL;
+    *out = NULL;
+    if (align == 0 || (align & (align - 1)) || align > SEG_SIZE / 2)
+        return -EINVAL;
+    void *p = align <= 16 ? heap_alloc_impl(H(h), flags, n) : heap_alloc_generic(H(h), flags, n, align);
+    if (!p)
+        return heap_ok(H(h)) ? -ENOMEM : -EBADF;
+    *out = p;
+    return 0;
 }
 
 NSPA_EXPORT int nspa_heap_free(nspa_heap_t *h, unsigned int flags, void *p)
 {
-    return heap_free_fast(H(h), p);   /* NULL: TRUE, on the slow path */   /* checks the handle off its fast path */
+    /* the fast path checks the handle off its hot path; NULL succeeds */
+    return heap_free_fast(H(h), p) ? 0 : heap_free_error(H(h));
 }
 
 size_t block_size_of(heap_t *h, const void *p, int *kind, uint32_t *bsize)
@@ -185,15 +186,17 @@ NSPA_EXPORT size_t nspa_heap_usable_size(const void *p)
     return 0;
 }
 
-NSPA_EXPORT void *nspa_heap_realloc(nspa_heap_t *hh, unsigned int flags, void *p, size_t n)
+/* The block's new address, or NULL with *err: -EBADF, -EINVAL (NULL or not a live
+ * block), -ENOMEM (the old block is intact). */
+static void *realloc_impl(heap_t *h, unsigned int flags, void *p, size_t n, int *err)
 {
-    heap_t *h = H(hh);
+    *err = -ENOMEM;
     if (!heap_ok(h)) {
-        SetLastError(ERROR_INVALID_HANDLE);
+        *err = -EBADF;
         return NULL;
     }
     if (!p) {
-        SetLastError(ERROR_INVALID_PARAMETER);
+        *err = -EINVAL;
         return NULL;
     }
     int kind;
@@ -201,13 +204,12 @@ NSPA_EXPORT void *nspa_heap_realloc(nspa_heap_t *hh, unsigned int flags, void *p
     size_t old = block_size_of(h, p, &kind, &bsize);
     if (old == (size_t)-1) {
         bad_free(h, p);
+        *err = -EINVAL;
         return NULL;
     }
     unsigned eff = flags | h->flags;
-    if (n >= ((size_t)1 << 46) || (h->maximum && n >= FIXED_MAX_BLOCK)) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+    if (n >= ((size_t)1 << 46) || (h->maximum && n >= FIXED_MAX_BLOCK))
         return alloc_failed(h, flags);
-    }
     /* in place: the block (keeping its one trailer byte) still holds n */
     int fits = 0;
     if (kind == 2) {
@@ -243,20 +245,34 @@ NSPA_EXPORT void *nspa_heap_realloc(nspa_heap_t *hh, unsigned int flags, void *p
         heap_free_impl(h, p);
         return q;
     }
-    if (flags & HEAP_REALLOC_IN_PLACE_ONLY) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+    if (flags & HEAP_REALLOC_IN_PLACE_ONLY)
         return alloc_failed(h, flags);
-    }
     void *q = heap_alloc_impl(h, flags & ~(unsigned)(HEAP_ZERO_MEMORY | HEAP_GENERATE_EXCEPTIONS), n);
-    if (!q) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+    if (!q)
         return alloc_failed(h, flags);
-    }
     memcpy(q, p, old < n ? old : n);
     if ((eff & HEAP_ZERO_MEMORY) && n > old)
         memset((uint8_t *)q + old, 0, n - old);
     heap_free_impl(h, p);
     return q;
+}
+
+NSPA_EXPORT int nspa_heap_realloc(nspa_heap_t *h, unsigned int flags, void **mem, size_t n)
+{
+    if (!mem)
+        return -EINVAL;
+    int err;
+    void *q = realloc_impl(H(h), flags, *mem, n, &err);
+    if (!q)
+        return err;
+    *mem = q;
+    return 0;
+}
+
+/* HeapReAlloc and the C realloc: the new block or NULL with the reason */
+void *heap_realloc_err(heap_t *h, unsigned int flags, void *p, size_t n, int *err)
+{
+    return realloc_impl(h, flags, p, n, err);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -265,24 +281,16 @@ NSPA_EXPORT void *nspa_heap_realloc(nspa_heap_t *hh, unsigned int flags, void *p
 NSPA_EXPORT int nspa_heap_lock(nspa_heap_t *hh)
 {
     heap_t *h = H(hh);
-    if (!heap_ok(h)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
+    if (!heap_ok(h))
+        return -EBADF;
     heap_lock_impl(tld_get(), h);
-    return 1;
+    return 0;
 }
 
 NSPA_EXPORT int nspa_heap_unlock(nspa_heap_t *hh)
 {
     heap_t *h = H(hh);
-    if (!heap_ok(h)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
-    if (!heap_unlock_impl(tld_get(), h)) {
-        SetLastError(ERROR_NOT_LOCKED);
-        return 0;
-    }
-    return 1;
+    if (!heap_ok(h))
+        return -EBADF;
+    return heap_unlock_impl(tld_get(), h) ? 0 : -EPERM;
 }

@@ -98,7 +98,6 @@ void bad_free(heap_t *h, const void *p)
         fprintf(stderr, "nspa heap: invalid or double free of %p (STATUS_HEAP_CORRUPTION)\n", p);
         abort();
     }
-    SetLastError(ERROR_INVALID_PARAMETER);
 }
 
 void *alloc_failed(heap_t *h, unsigned flags)

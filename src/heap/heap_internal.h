@@ -249,6 +249,8 @@ extern _Atomic unsigned  g_heap_carved;  /* structures handed out so far */
 
 /* heap_init.c */
 int global_init_slow(void);              /* 0, or -ENOMEM (nothing reserved) */
+int heap_free_error(heap_t *h);
+void *heap_realloc_err(heap_t *h, unsigned int flags, void *p, size_t n, int *err);
 void bad_free(heap_t *h, const void *p);
 void *alloc_failed(heap_t *h, unsigned flags);
 void heap_mutex_init(pthread_mutex_t *m, int robust);

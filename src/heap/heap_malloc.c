@@ -33,8 +33,9 @@ NSPA_EXPORT void *nspa_realloc(void *p, size_t n)
         nspa_free(p);
         return NULL;
     }
-    void *q = nspa_heap_realloc((nspa_heap_t *)&proc_heap, 0, p, n);
+    int err;
+    void *q = heap_realloc_err(&proc_heap, 0, p, n, &err);
     if (!q)
-        errno = ENOMEM;
+        errno = -err;          /* ENOMEM; EINVAL for a pointer that is not a live block */
     return q;
 }

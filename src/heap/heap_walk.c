@@ -1,5 +1,6 @@
 /* NSPA heap: everything that runs with a heap's world stopped: HeapValidate (exact, see
  * invariant 4), HeapWalk, HeapCompact, the statistics; and Set/QueryInformation. */
+#include <errno.h>
 #include "heap_inline.h"
 
 /* World stopped: mark the page's free blocks (local and thread-free lists) in fm.
@@ -87,7 +88,7 @@ NSPA_EXPORT int nspa_heap_validate(nspa_heap_t *hh, unsigned int flags, const vo
 {
     heap_t *h = H(hh);
     if (!heap_ok(h))
-        return 0;
+        return -EBADF;
     tld_t *t = tld_get();
     heap_lock_impl(t, h);
     int ok;
@@ -98,7 +99,7 @@ NSPA_EXPORT int nspa_heap_validate(nspa_heap_t *hh, unsigned int flags, const vo
     } else
         ok = heap_check_all(h);
     heap_unlock_impl(t, h);
-    return ok;
+    return ok ? 0 : -EINVAL;
 }
 
 
@@ -209,24 +210,17 @@ static int walk_step(heap_t *h, struct nspa_heap_entry *e)
 NSPA_EXPORT int nspa_heap_walk(nspa_heap_t *hh, struct nspa_heap_entry *e)
 {
     heap_t *h = H(hh);
-    if (!heap_ok(h)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
-    if (!e) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return 0;
-    }
+    if (!heap_ok(h))
+        return -EBADF;
+    if (!e)
+        return -EINVAL;
     tld_t *t = tld_get();
     heap_lock_impl(t, h);
     pthread_mutex_lock(&h->big);
     int r = walk_step(h, e);
     pthread_mutex_unlock(&h->big);
     heap_unlock_impl(t, h);
-    if (r == 1)
-        return 1;
-    SetLastError(r == 0 ? ERROR_NO_MORE_ITEMS : ERROR_INVALID_PARAMETER);
-    return 0;
+    return r == 1 ? 0 : r == 0 ? -ENODATA : -EINVAL;
 }
 
 /* World stopped: we may act as every page's owner. Collect every page's remote frees,
@@ -283,20 +277,18 @@ static size_t heap_compact_locked(heap_t *h)
     return best;
 }
 
-NSPA_EXPORT size_t nspa_heap_compact(nspa_heap_t *hh, unsigned int flags)
+NSPA_EXPORT int nspa_heap_compact(nspa_heap_t *hh, unsigned int flags, size_t *largest)
 {
     heap_t *h = H(hh);
-    if (!heap_ok(h)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
+    if (!heap_ok(h))
+        return -EBADF;
     tld_t *t = tld_get();
     heap_lock_impl(t, h);
     size_t r = heap_compact_locked(h);
     heap_unlock_impl(t, h);
-    if (!r)
-        SetLastError(NO_ERROR);
-    return r;
+    if (largest)
+        *largest = r;
+    return 0;
 }
 
 NSPA_EXPORT int nspa_heap_set_information(nspa_heap_t *hh, int cls, const void *info, size_t len)
@@ -305,62 +297,46 @@ NSPA_EXPORT int nspa_heap_set_information(nspa_heap_t *hh, int cls, const void *
     global_init();
     if (cls == NSPA_HEAP_INFO_TERMINATE_ON_CORRUPTION) {
         terminate_on_corruption = 1;
-        return 1;
-    }
-    if (!heap_ok(h)) {
-        SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
+    if (!heap_ok(h))
+        return -EBADF;
     if (cls == NSPA_HEAP_INFO_COMPATIBILITY) {
-        if (!info || len < sizeof(unsigned int)) {
-            SetLastError(ERROR_INSUFFICIENT_BUFFER);
-            return 0;
-        }
+        if (!info || len < sizeof(unsigned int))
+            return -ENOSPC;
         unsigned v;
         memcpy(&v, info, sizeof v);
-        if (v == 0 || (v == 2 && !(h->flags & HEAP_NO_SERIALIZE)))
-            return 1;
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return 0;
+        return v == 0 || (v == 2 && !(h->flags & HEAP_NO_SERIALIZE)) ? 0 : -EINVAL;
     }
-    if (cls == NSPA_HEAP_INFO_OPTIMIZE_RESOURCES) {
-        nspa_heap_compact(hh, 0);
-        return 1;
-    }
-    SetLastError(ERROR_INVALID_PARAMETER);
-    return 0;
+    if (cls == NSPA_HEAP_INFO_OPTIMIZE_RESOURCES)
+        return nspa_heap_compact(hh, 0, NULL);
+    return -EINVAL;
 }
 
 NSPA_EXPORT int nspa_heap_query_information(nspa_heap_t *hh, int cls, void *info, size_t len,
                                             size_t *ret_len)
 {
     heap_t *h = H(hh);
-    if (!heap_ok(h)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
-    if (cls != NSPA_HEAP_INFO_COMPATIBILITY) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return 0;
-    }
+    if (!heap_ok(h))
+        return -EBADF;
+    if (cls != NSPA_HEAP_INFO_COMPATIBILITY)
+        return -EINVAL;
     if (ret_len)
         *ret_len = sizeof(unsigned int);
-    if (!info || len < sizeof(unsigned int)) {
-        SetLastError(ERROR_INSUFFICIENT_BUFFER);
-        return 0;
-    }
+    if (!info || len < sizeof(unsigned int))
+        return -ENOSPC;
     unsigned v = (h->flags & HEAP_NO_SERIALIZE) ? 0 : 2;
     memcpy(info, &v, sizeof v);
-    return 1;
+    return 0;
 }
 
 NSPA_EXPORT int nspa_heap_stats(nspa_heap_t *hh, struct nspa_heap_stats *st)
 {
     heap_t *h = H(hh);
-    if (!heap_ok(h) || !st) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
+    if (!heap_ok(h))
+        return -EBADF;
+    if (!st)
+        return -EINVAL;
     global_init();
     memset(st, 0, sizeof *st);
     for (unsigned c = 0; c < NCLASS; c++)
@@ -398,5 +374,5 @@ NSPA_EXPORT int nspa_heap_stats(nspa_heap_t *hh, struct nspa_heap_stats *st)
     st->bytes_reserved = LD(h->reserved);
     st->bad_frees = LD(h->bad_frees);
     heap_unlock_impl(t, h);
-    return 1;
+    return 0;
 }

@@ -11,8 +11,9 @@
  * last handle (NT's cleanup), not with the last reference: an operation finishing on
  * the engine thread may hold the record a moment longer.
  *
- * The file pointer is NSPA's (f->pos, under the file's lock): synchronous calls use
- * pread/pwrite at it and advance it; overlapped handles use the OVERLAPPED's offset.
+ * The file pointer is the kernel's offset of the open file description (shared with a
+ * child that inherited the handle, as NT's file object is): synchronous calls read and
+ * write at it; overlapped handles use the OVERLAPPED's offset.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +66,8 @@ violation:
     pthread_mutex_unlock(&share_lock);
     return -ETXTBSY;                     /* ERROR_SHARING_VIOLATION */
 }
+
+NSPA_HIDDEN int io_share_note(struct io_file *f) { return share_take(f); }
 
 NSPA_HIDDEN void io_share_release(struct io_file *f)
 {
@@ -164,6 +167,7 @@ NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t
     int r = 0;
     if (wr ? !f->can_write : !f->can_read) r = -EACCES;
     else if (!buf && len) r = -EFAULT;
+    else if (!wr && nspa_vm_before_kernel_write(buf, len)) r = -EFAULT;   /* guard pages, watches */
     else if (f->overlapped && !ov) r = -EINVAL;          /* an overlapped handle needs one */
     else if (routine && !f->overlapped) r = -EINVAL;
     int64_t off = -1;
@@ -179,18 +183,32 @@ NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t
         return r;
     }
     if (!f->overlapped) {
-        /* synchronous: at the OVERLAPPED's offset if one is given, else the pointer */
-        pthread_mutex_lock(&f->lock);
-        int64_t at = off >= 0 ? off : f->pos;
-        ssize_t n;
         struct stat st;
         int seekable = fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode);
-        do {
-            if (seekable) n = wr ? pwrite(f->fd, buf, len, at) : pread(f->fd, buf, len, at);
-            else n = wr ? write(f->fd, buf, len) : read(f->fd, buf, len);   /* pipes, ttys */
-        } while (n < 0 && errno == EINTR);
-        if (n >= 0 && seekable && off < 0) f->pos = at + n;
-        pthread_mutex_unlock(&f->lock);
+        ssize_t n;
+        if (!seekable) {
+            /* pipes, terminals, sockets-as-files: may block for ever; no lock held, and
+             * CancelSynchronousIo can end the wait (pipe.c, block.c) */
+            uint32_t moved = 0;
+            r = io_stream_rw(f, wr, buf, len, &moved);
+            n = r ? -1 : (ssize_t)moved;
+            if (r) errno = -r;
+        } else {
+            /* synchronous: at the OVERLAPPED's offset if one is given (the file pointer
+             * then moves past it, as NT's does), else at the file pointer. The pointer
+             * is the kernel's offset of the open file description, so that a child that
+             * inherited the handle shares it, as on NT. */
+            pthread_mutex_lock(&f->lock);
+            do {
+                if (off >= 0) {
+                    n = wr ? pwrite(f->fd, buf, len, off) : pread(f->fd, buf, len, off);
+                    if (n >= 0) lseek(f->fd, off + n, SEEK_SET);
+                } else {
+                    n = wr ? write(f->fd, buf, len) : read(f->fd, buf, len);
+                }
+            } while (n < 0 && errno == EINTR);
+            pthread_mutex_unlock(&f->lock);
+        }
         if (n < 0 && errno == EAGAIN) n = 0;             /* a non-blocking std stream */
         r = n < 0 ? -errno : 0;
         if (!r && done) *done = (uint32_t)n;
@@ -232,15 +250,15 @@ NSPA_HIDDEN int io_file_size(uint32_t h, int64_t *size)
 NSPA_HIDDEN int io_file_seek(uint32_t h, int64_t dist, int how, int64_t *pos)
 {
     FILE_OR_RETURN(f, h);
-    int r = 0;
-    struct stat st;
+    int r = how < 0 || how > 2 ? -EINVAL : 0;
     pthread_mutex_lock(&f->lock);
-    int64_t base = how == 0 ? 0 : how == 1 ? f->pos : (fstat(f->fd, &st) ? (r = -errno, 0) : st.st_size);
-    if (how < 0 || how > 2) r = -EINVAL;
-    if (!r && base + dist < 0) r = -ENXIO;              /* ERROR_NEGATIVE_SEEK */
     if (!r) {
-        f->pos = base + dist;
-        if (pos) *pos = f->pos;
+        /* the kernel's offset (shared with a child that inherited the handle) */
+        off_t base = how == 0 ? 0 : lseek(f->fd, 0, how == 1 ? SEEK_CUR : SEEK_END);
+        if (base < 0) r = -errno;
+        else if (base + dist < 0) r = -ENXIO;       /* ERROR_NEGATIVE_SEEK */
+        else if (lseek(f->fd, base + dist, SEEK_SET) < 0) r = -errno;
+        else if (pos) *pos = base + dist;
     }
     pthread_mutex_unlock(&f->lock);
     io_file_put(f);
@@ -252,7 +270,8 @@ NSPA_HIDDEN int io_file_truncate(uint32_t h)
     FILE_OR_RETURN(f, h);
     int r = !f->can_write ? -EACCES : 0;
     pthread_mutex_lock(&f->lock);
-    if (!r && ftruncate(f->fd, f->pos) < 0) r = -errno;
+    off_t at = r ? 0 : lseek(f->fd, 0, SEEK_CUR);
+    if (!r && (at < 0 || ftruncate(f->fd, at) < 0)) r = -errno;
     pthread_mutex_unlock(&f->lock);
     io_file_put(f);
     return r;
@@ -298,5 +317,23 @@ NSPA_HIDDEN int io_std_handle(int which, uint32_t *out)
     }
     *out = std_h[which];
     pthread_mutex_unlock(&std_lock);
+    return r;
+}
+
+NSPA_HIDDEN void io_set_std(int which, uint32_t h)
+{
+    if (which < 0 || which > 2) return;
+    pthread_mutex_lock(&std_lock);
+    std_h[which] = h;                   /* NT: the value only; nothing is opened or closed */
+    pthread_mutex_unlock(&std_lock);
+}
+
+NSPA_HIDDEN int io_file_dup_fd(uint32_t h, int *fd, int *can_write)
+{
+    FILE_OR_RETURN(f, h);
+    int r = f->fd < 0 ? -EBADF : !f->can_read ? -EACCES : 0;   /* NT: mapping needs read access */
+    if (!r && (*fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 3)) < 0) r = -errno;
+    if (!r) *can_write = f->can_write;
+    io_file_put(f);
     return r;
 }

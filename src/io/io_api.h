@@ -79,4 +79,33 @@ NSPA_HIDDEN int io_file_truncate(uint32_t h);
 NSPA_HIDDEN int io_file_flush(uint32_t h);
 NSPA_HIDDEN int io_file_type(uint32_t h);               /* 1 disk, 2 char, 3 pipe, -EBADF */
 NSPA_HIDDEN int io_std_handle(int which, uint32_t *out);   /* 0 stdin, 1 stdout, 2 stderr */
+NSPA_HIDDEN void io_set_std(int which, uint32_t h);         /* SetStdHandle */
+/* the descriptor behind a file handle, for a mapping of it (vm): a new close-on-exec
+ * copy in *fd, and whether the handle may write (*can_write). -EBADF: not a file */
+NSPA_HIDDEN int io_file_dup_fd(uint32_t h, int *fd, int *can_write);
+
+/* pipes (pipe.c): 0 or -errno; peek: *read bytes copied, *avail bytes buffered,
+ * -EPIPE no writer left and nothing buffered, -EINVAL not a pipe */
+NSPA_HIDDEN int io_pipe_create(uint32_t size, uint32_t *rd, uint32_t *wr);
+NSPA_HIDDEN int io_pipe_peek(uint32_t h, void *buf, uint32_t len, uint32_t *read, uint32_t *avail);
+
+/* CancelSynchronousIo (block.c): 0 the thread's blocked call ends aborted, -ENOENT none */
+NSPA_HIDDEN int io_cancel_sync(uint32_t tid);
+
+/* A child process's files (inherit.c; for CreateProcess, src/win32/spawn.c): the
+ * descriptors to dup2 in the child (src onto dst; src == dst: keep it across exec) and
+ * the environment entries (NULL: none) the child's runtime reads. */
+struct io_spawn_fd { int src, dst; };
+struct io_spawn {
+    struct io_spawn_fd *fds;
+    uint32_t n, cap;
+    char *env;                          /* NSPA_IOINHERIT=... */
+    char *stdenv;                       /* NSPA_STDH=... */
+};
+/* @stdh: the three STARTUPINFO standard handles (NULL: STARTF_USESTDHANDLES not given);
+ * @inherit: bInheritHandles. 0 or -errno (nothing to release then). */
+NSPA_HIDDEN int io_spawn_prepare(struct io_spawn *s, const uint32_t *stdh, int inherit);
+NSPA_HIDDEN void io_spawn_done(struct io_spawn *s);     /* after the spawn (either way) */
+/* 1: this process was started with STARTF_USESTDHANDLES (GetStartupInfo) */
+NSPA_HIDDEN int io_startup_std(void);
 #endif

@@ -27,6 +27,7 @@
 #include "common/export.h"
 #include "sync/sync_api.h"
 #include "win32/win32_private.h"
+#include "nspa/vm.h"
 
 #define IO_MAX_IOV 16
 
@@ -85,6 +86,7 @@ struct io_file {
     uint8_t overlapped;                 /* FILE_FLAG_OVERLAPPED / WSA_FLAG_OVERLAPPED */
     uint8_t notify_modes;               /* FILE_SKIP_* */
     uint8_t is_std;                     /* a standard stream: the fd is not ours to close */
+    uint8_t is_pipe;                    /* CreatePipe's end (an AF_UNIX stream, one way) */
     int family, type;
     struct sobj *obj;                   /* the handle's object (file-object signal) */
     struct io_file *port;               /* associated completion port (a ref) */
@@ -92,7 +94,6 @@ struct io_file {
     struct io_op *q[2][2];              /* pending ops: [dir][head, tail] */
     uint32_t npending[2];
     uint32_t rcvtimeo, sndtimeo;        /* ms, blocking calls */
-    int64_t pos;                        /* file pointer */
     /* WSAEventSelect */
     nspa_obj_t es_event;
     uint32_t es_mask, es_pending, es_armed;
@@ -174,6 +175,7 @@ NSPA_HIDDEN int io_op_issue(struct io_op *op, uint32_t *bytes);
 
 /* ---- file.c ------------------------------------------------------------------- */
 NSPA_HIDDEN void io_share_release(struct io_file *f);   /* the last reference went */
+NSPA_HIDDEN int io_share_note(struct io_file *f);       /* an inherited open (inherit.c) */
 
 /* ---- iocp.c -------------------------------------------------------------------- */
 NSPA_HIDDEN int io_port_create(uint32_t concurrency, nspa_obj_t *out);
@@ -210,5 +212,25 @@ NSPA_HIDDEN struct io_file *io_sock_get(uint32_t s, int *err);
 NSPA_HIDDEN int io_sock_block(struct io_file *f, int events, uint32_t timeout_ms);
 NSPA_HIDDEN void io_es_reenable(struct io_file *f, int ev);
 NSPA_HIDDEN void io_es_poll(struct io_file *f);   /* look at readiness now (file lock held) */
+
+/* The kernel is about to write into these buffers for the program: write-watched pages
+ * are counted and opened, a guard page loses its guard and fails the call (src/vm,
+ * nspa_vm_before_kernel_write). 0 or -EFAULT. */
+static inline int io_kernel_writes(const struct iovec *iov, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (nspa_vm_before_kernel_write(iov[i].iov_base, iov[i].iov_len)) return -EFAULT;
+    return 0;
+}
+
+/* ---- block.c: synchronous waits that CancelSynchronousIo can end ------------------ */
+/* wait until @fd is ready for @events (poll), at most @timeout_ms (0: no limit):
+ * 0, -ETIMEDOUT, -ECANCELED (CancelSynchronousIo), -ENOMEM (no record for the thread) */
+NSPA_HIDDEN int io_block(int fd, int events, uint32_t timeout_ms);
+
+/* ---- pipe.c: pipes and other byte streams, synchronous -------------------------- */
+/* read or write on a stream (a pipe, a terminal, a FIFO): blocks in io_block. *done:
+ * bytes moved. -EPIPE: read, the write side is gone; write, the read side is gone. */
+NSPA_HIDDEN int io_stream_rw(struct io_file *f, int wr, void *buf, uint32_t len, uint32_t *done);
 
 #endif

@@ -127,20 +127,7 @@ NSPA_HIDDEN int io_ws_listen(uint32_t s, int backlog)
 
 NSPA_HIDDEN int io_sock_block(struct io_file *f, int events, uint32_t timeout_ms)
 {
-    struct pollfd p = { f->fd, (short)events, 0 };
-    uint64_t end = timeout_ms ? nspa_time_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
-    for (;;) {
-        int ms = -1;
-        if (end) {
-            uint64_t now = nspa_time_ns();
-            if (now >= end) return -ETIMEDOUT;
-            ms = (int)((end - now + 999999) / 1000000);
-        }
-        int r = poll(&p, 1, ms);
-        if (r > 0) return 0;
-        if (r == 0) return -ETIMEDOUT;
-        if (errno != EINTR) return -errno;
-    }
+    return io_block(f->fd, events, timeout_ms);     /* CancelSynchronousIo wakes it (block.c) */
 }
 
 NSPA_HIDDEN int io_ws_accept(uint32_t s, void *wa, int *wlen, uint32_t *out)
@@ -252,6 +239,7 @@ NSPA_HIDDEN int64_t io_ws_recv(uint32_t s, const struct io_wsabuf *b, uint32_t n
     struct msghdr m = { 0 };
     int64_t r = fill_iov(iov, b, n);
     if (!r && from && (!fromlen || *fromlen < (f->family == AF_INET ? 16 : 28))) r = -EFAULT;
+    if (!r) r = io_kernel_writes(iov, n);
     m.msg_iov = iov;
     m.msg_iovlen = n;
     int lf = flags ? msg_flags_from_win(*flags) : 0;

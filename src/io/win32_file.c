@@ -104,6 +104,7 @@ static BOOL rw(HANDLE h, int wr, void *buf, DWORD len, LPDWORD done, LPOVERLAPPE
     uint32_t n = 0;
     int r = io_file_rw(H32(h), wr, buf, len, &n, ov, routine);
     if (r == -EINPROGRESS) return fail(ERROR_IO_PENDING);
+    if (r == -EPIPE) return fail(wr ? ERROR_NO_DATA : ERROR_BROKEN_PIPE);   /* pipes (pipe.c) */
     if (r) return fail(err_of(r));
     if (done) *done = n;
     return TRUE;

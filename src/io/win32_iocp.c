@@ -2,7 +2,7 @@
  * kernel32's completion ports and overlapped results: CreateIoCompletionPort,
  * GetQueuedCompletionStatus(Ex), PostQueuedCompletionStatus,
  * SetFileCompletionNotificationModes, GetOverlappedResult(Ex), CancelIo(Ex),
- * CancelSynchronousIo.
+ * (CancelSynchronousIo: win32_pipe.c).
  */
 #include <errno.h>
 #include "nspa/win32/windows.h"
@@ -146,11 +146,4 @@ NSPA_EXPORT BOOL WINAPI CancelIo(HANDLE file)
     /* the calling thread's operations on the handle; none is not an error */
     int r = io_cancel_h(H32(file), NULL, 1);
     return r < 0 ? fail(ERROR_INVALID_HANDLE) : TRUE;
-}
-
-NSPA_EXPORT BOOL WINAPI CancelSynchronousIo(HANDLE thread)
-{
-    /* NSPA's synchronous calls block in poll() on the thread itself; nothing of
-     * another thread can be interrupted (docs/io.md) */
-    return fail(ERROR_NOT_FOUND);
 }

@@ -95,6 +95,7 @@ NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
     struct io_op *op = io_op_new(f, OP_RECV, 0, ov, routine, RT_WSA);
     if (!op) { io_file_put(f); return -ENOBUFS; }
     if ((r = fill(op, b, n))) FAIL_OP(op, f, r);
+    if ((r = io_kernel_writes(op->iov, op->msg.msg_iovlen))) FAIL_OP(op, f, r);
     if (*flags & 2) op->msg_flags |= MSG_PEEK;
     if (*flags & 1) op->msg_flags |= MSG_OOB;
     if (*flags & 8) op->msg_flags |= MSG_WAITALL;
@@ -144,6 +145,7 @@ NSPA_HIDDEN int io_ws_accept_ovl(uint32_t s, uint32_t acc, void *buf, uint32_t r
     if (!ov || !buf) r = -EFAULT;
     else if (!f->listening) r = -EINVAL;
     else if ((int)local < need || (int)remote < need) r = -EFAULT;
+    else if (nspa_vm_before_kernel_write(buf, (size_t)rxlen + local + remote)) r = -EFAULT;
     struct io_op *op = r ? NULL : io_op_new(f, OP_ACCEPT, 0, ov, NULL, 0);
     if (!op) {
         io_file_put(a);

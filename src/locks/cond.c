@@ -200,38 +200,3 @@ static void cv_wake(nspa_cond_t *cv, int all)
 
 NSPA_EXPORT void nspa_cond_wake_one(nspa_cond_t *c) { cv_wake(c, 0); }
 NSPA_EXPORT void nspa_cond_wake_all(nspa_cond_t *c) { cv_wake(c, 1); }
-
-/* ---- Win32 ---- */
-static BOOL cv_win32_result(int r)
-{
-    if (r == -ETIMEDOUT) {
-        SetLastError(ERROR_TIMEOUT);
-        return FALSE;
-    }
-    return TRUE;
-}
-
-NSPA_EXPORT void WINAPI InitializeConditionVariable(PCONDITION_VARIABLE cv)
-{
-    memset((void *)cv, 0, sizeof(*cv));   /* any alignment */
-}
-
-NSPA_EXPORT BOOL WINAPI SleepConditionVariableCS(PCONDITION_VARIABLE cv, PCRITICAL_SECTION cs, DWORD ms)
-{
-    struct timespec ts;
-    return cv_win32_result(nspa_cond_wait_cs((nspa_cond_t *)cv, (nspa_cs_t *)cs,
-                                             nspa_ms_deadline(ms, &ts)));
-}
-
-NSPA_EXPORT BOOL WINAPI SleepConditionVariableSRW(PCONDITION_VARIABLE cv, PSRWLOCK lock, DWORD ms,
-                                                  ULONG flags)
-{
-    struct timespec ts;
-    /* like Windows, only the LOCKMODE_SHARED bit is looked at */
-    return cv_win32_result(nspa_cond_wait_srw((nspa_cond_t *)cv, (nspa_srw_t *)lock,
-                                              flags & CONDITION_VARIABLE_LOCKMODE_SHARED,
-                                              nspa_ms_deadline(ms, &ts)));
-}
-
-NSPA_EXPORT void WINAPI WakeConditionVariable(PCONDITION_VARIABLE cv) { cv_wake((nspa_cond_t *)cv, 0); }
-NSPA_EXPORT void WINAPI WakeAllConditionVariable(PCONDITION_VARIABLE cv) { cv_wake((nspa_cond_t *)cv, 1); }

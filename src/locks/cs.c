@@ -345,36 +345,3 @@ NSPA_EXPORT uint32_t nspa_cs_set_spin(nspa_cs_t *cs, uint32_t spin)
         __atomic_store_n(&cs->spin_count, (uintptr_t)spin, __ATOMIC_RELAXED);
     return old;
 }
-
-/* ---- Win32 ---- */
-NSPA_EXPORT void WINAPI InitializeCriticalSection(LPCRITICAL_SECTION cs)
-{
-    nspa_cs_do_init((nspa_cs_t *)cs, 0, 0, 0);
-}
-
-NSPA_EXPORT BOOL WINAPI InitializeCriticalSectionAndSpinCount(LPCRITICAL_SECTION cs, DWORD spin)
-{
-    nspa_cs_do_init((nspa_cs_t *)cs, spin, 0, 0);
-    return TRUE;
-}
-
-NSPA_EXPORT BOOL WINAPI InitializeCriticalSectionEx(LPCRITICAL_SECTION cs, DWORD spin, DWORD flags)
-{
-    if (nspa_cs_do_init((nspa_cs_t *)cs, spin, flags, 1) < 0) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return FALSE;
-    }
-    return TRUE;
-}
-
-NSPA_EXPORT void WINAPI EnterCriticalSection(LPCRITICAL_SECTION cs) { cs_enter_inline((nspa_cs_t *)cs); }
-NSPA_EXPORT BOOL WINAPI TryEnterCriticalSection(LPCRITICAL_SECTION cs)
-{
-    return cs_try_enter_inline((nspa_cs_t *)cs);
-}
-NSPA_EXPORT void WINAPI LeaveCriticalSection(LPCRITICAL_SECTION cs) { cs_leave_inline((nspa_cs_t *)cs); }
-NSPA_EXPORT void WINAPI DeleteCriticalSection(LPCRITICAL_SECTION cs) { nspa_cs_delete((nspa_cs_t *)cs); }
-NSPA_EXPORT DWORD WINAPI SetCriticalSectionSpinCount(LPCRITICAL_SECTION cs, DWORD spin)
-{
-    return nspa_cs_set_spin((nspa_cs_t *)cs, spin);
-}

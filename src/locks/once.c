@@ -107,35 +107,3 @@ NSPA_EXPORT int nspa_once_execute(nspa_once_t *o, int (*fn)(nspa_once_t *, void 
     }
     return nspa_once_complete(o, 0, context ? *context : NULL);
 }
-
-/* ---- Win32 ---- */
-static BOOL once_error(int r)
-{
-    SetLastError(r == -EINVAL ? ERROR_INVALID_PARAMETER : ERROR_GEN_FAILURE);
-    return FALSE;
-}
-
-NSPA_EXPORT void WINAPI InitOnceInitialize(PINIT_ONCE once) { once->Ptr = NULL; }
-
-NSPA_EXPORT BOOL WINAPI InitOnceBeginInitialize(LPINIT_ONCE once, DWORD flags, PBOOL pending,
-                                                LPVOID *context)
-{
-    int r = nspa_once_begin((nspa_once_t *)once, flags, context);
-    if (r < 0)
-        return once_error(r);
-    *pending = (r == 1);
-    return TRUE;
-}
-
-NSPA_EXPORT BOOL WINAPI InitOnceComplete(LPINIT_ONCE once, DWORD flags, LPVOID context)
-{
-    int r = nspa_once_complete((nspa_once_t *)once, flags, context);
-    return r < 0 ? once_error(r) : TRUE;
-}
-
-NSPA_EXPORT BOOL WINAPI InitOnceExecuteOnce(PINIT_ONCE once, PINIT_ONCE_FN fn, PVOID param,
-                                            LPVOID *context)
-{
-    return nspa_once_execute((nspa_once_t *)once,
-                             (int (*)(nspa_once_t *, void *, void **))fn, param, context) == 0;
-}

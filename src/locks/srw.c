@@ -151,18 +151,3 @@ NSPA_EXPORT unsigned nspa_srw_set_spin(unsigned spin)
 {
     return atomic_exchange_explicit(&srw_spin, spin, memory_order_relaxed);
 }
-
-/* ---- Win32 ---- */
-NSPA_EXPORT void WINAPI InitializeSRWLock(PSRWLOCK lock) { memset((void *)lock, 0, sizeof(*lock)); }
-NSPA_EXPORT void WINAPI AcquireSRWLockExclusive(PSRWLOCK lock) { srw_lock_exclusive_inline((nspa_srw_t *)lock); }
-NSPA_EXPORT void WINAPI AcquireSRWLockShared(PSRWLOCK lock) { srw_lock_shared_inline((nspa_srw_t *)lock); }
-NSPA_EXPORT void WINAPI ReleaseSRWLockExclusive(PSRWLOCK lock) { srw_unlock_exclusive_inline((nspa_srw_t *)lock); }
-NSPA_EXPORT void WINAPI ReleaseSRWLockShared(PSRWLOCK lock) { srw_unlock_shared_inline((nspa_srw_t *)lock); }
-NSPA_EXPORT BOOLEAN WINAPI TryAcquireSRWLockExclusive(PSRWLOCK lock)
-{
-    return (BOOLEAN)srw_try_exclusive_inline((nspa_srw_t *)lock);
-}
-NSPA_EXPORT BOOLEAN WINAPI TryAcquireSRWLockShared(PSRWLOCK lock)
-{
-    return (BOOLEAN)srw_try_shared_inline((nspa_srw_t *)lock);
-}

@@ -132,22 +132,3 @@ static void wa_wake(const volatile void *addr, int all)
 
 NSPA_EXPORT void nspa_wake_address_single(const volatile void *addr) { wa_wake(addr, 0); }
 NSPA_EXPORT void nspa_wake_address_all(const volatile void *addr) { wa_wake(addr, 1); }
-
-/* ---- Win32 ---- */
-NSPA_EXPORT BOOL WINAPI WaitOnAddress(volatile VOID *address, PVOID compare, SIZE_T size, DWORD ms)
-{
-    struct timespec ts;
-    int r = nspa_wait_on_address(address, compare, size, nspa_ms_deadline(ms, &ts));
-    if (r == -EINVAL) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return FALSE;
-    }
-    if (r == -ETIMEDOUT) {
-        SetLastError(ERROR_TIMEOUT);
-        return FALSE;
-    }
-    return TRUE;
-}
-
-NSPA_EXPORT void WINAPI WakeByAddressSingle(PVOID address) { wa_wake(address, 0); }
-NSPA_EXPORT void WINAPI WakeByAddressAll(PVOID address) { wa_wake(address, 1); }

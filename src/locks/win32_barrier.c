@@ -5,13 +5,19 @@
  *   Reserved1  threads still to arrive in this phase
  *   Reserved2  the phase number: the futex word the others sleep on
  *   Reserved3  [0] total threads, [1] spin count
- *   Reserved4  threads inside Enter that have not left yet (for Delete)
- *   Reserved5  1 while a Delete waits for them
+ *   Reserved4  threads inside Enter that have not left yet (for Delete), and bit 31
+ *              (DELETING) while a Delete waits for them
+ *   Reserved5  0 (unused)
+ * A leaving thread's last access to the barrier is its decrement of Reserved4 (then at
+ * most a futex wake, which only uses the address as a key): once Delete saw the count
+ * at 0, the barrier may be initialized again or freed (Wine's test_barrier does the
+ * first at once).
  * The last thread to arrive resets the count, bumps the phase and wakes the sleepers:
  * it is the one that gets TRUE. The count is reset before the phase moves, and a thread
  * can only arrive for the next phase after it saw the phase move, so phases never mix.
  * Spinning (Windows' default unless BLOCK_ONLY) is bounded by the spin count and
- * skipped on one CPU; SPIN_ONLY never sleeps.
+ * skipped on one CPU; SPIN_ONLY never sleeps. An unknown flag raises
+ * STATUS_INVALID_PARAMETER, as on Windows.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -46,17 +52,26 @@ NSPA_EXPORT BOOL WINAPI InitializeSynchronizationBarrier(LPSYNCHRONIZATION_BARRI
     return TRUE;
 }
 
+#define DELETING 0x80000000u
+
 static void leave(LPSYNCHRONIZATION_BARRIER b)
 {
-    /* sequentially consistent with Delete's flag store and count load: one of the
-     * two sees the other */
-    if (__atomic_sub_fetch(&b->Reserved4, 1, __ATOMIC_SEQ_CST) == 0 &&
-        __atomic_load_n(&b->Reserved5, __ATOMIC_SEQ_CST))
+    /* the flag and the count are one word: the value this decrement leaves says
+     * whether a Delete waits, with no read of the barrier after it */
+    if (__atomic_sub_fetch(&b->Reserved4, 1, __ATOMIC_ACQ_REL) == DELETING)
         nspa_futex_wake_n(&b->Reserved4, INT_MAX, 0);
 }
 
+#define VALID_FLAGS (SYNCHRONIZATION_BARRIER_FLAGS_SPIN_ONLY | SYNCHRONIZATION_BARRIER_FLAGS_BLOCK_ONLY | \
+                     SYNCHRONIZATION_BARRIER_FLAGS_NO_DELETE)
+
 NSPA_EXPORT BOOL WINAPI EnterSynchronizationBarrier(LPSYNCHRONIZATION_BARRIER b, DWORD flags)
 {
+    /* Windows raises STATUS_INVALID_PARAMETER (noncontinuable) for an unknown flag,
+     * before anything is touched; a vectored handler can catch it (Wine's test_barrier
+     * does), else the process ends with that code as on Windows */
+    if (unlikely(flags & ~(DWORD)VALID_FLAGS))
+        RaiseException((DWORD)STATUS_INVALID_PARAMETER, EXCEPTION_NONCONTINUABLE, 0, NULL);
     int track = !(flags & SYNCHRONIZATION_BARRIER_FLAGS_NO_DELETE);
     if (track) __atomic_add_fetch(&b->Reserved4, 1, __ATOMIC_ACQ_REL);
     DWORD phase = __atomic_load_n(&b->Reserved2, __ATOMIC_ACQUIRE);
@@ -84,11 +99,10 @@ out:
 /* Waits until every thread that entered without NO_DELETE has left Enter. */
 NSPA_EXPORT BOOL WINAPI DeleteSynchronizationBarrier(LPSYNCHRONIZATION_BARRIER b)
 {
-    __atomic_store_n(&b->Reserved5, 1, __ATOMIC_SEQ_CST);
-    for (;;) {
-        DWORD in = __atomic_load_n(&b->Reserved4, __ATOMIC_SEQ_CST);
-        if (!in) break;
+    DWORD in = __atomic_or_fetch(&b->Reserved4, DELETING, __ATOMIC_ACQ_REL);
+    while (in != DELETING) {
         nspa_futex_wait_abs(&b->Reserved4, in, NULL, CLOCK_MONOTONIC, 0);
+        in = __atomic_load_n(&b->Reserved4, __ATOMIC_ACQUIRE);
     }
     return TRUE;
 }

@@ -11,6 +11,10 @@
  * by others must stay mapped (heap memory does); the value read is never used if the
  * swap fails.
  *
+ * Depth is what the pushes said (a chain pushed with a count adds that count, whatever
+ * its length); a pop of an empty list leaves it alone; a flush sets it to 0, also on an
+ * empty list (Windows 8 and later; Wine's test_slist accepts both).
+ *
  * Lock-free: no system call, no lock, bounded work per successful operation.
  */
 #include <stdint.h>
@@ -91,7 +95,7 @@ NSPA_EXPORT PSLIST_ENTRY WINAPI InterlockedFlushSList(PSLIST_HEADER h)
 {
     struct hw old = load(h);
     for (;;) {
-        if (!old.hi) return NULL;
+        if (!old.hi && !DEPTH(old.lo)) return NULL;
         struct hw nw = { next_lo(old.lo, -(int)DEPTH(old.lo)), 0 };
         if (cas16(h, &old, nw)) {
             NSPA_TSAN_ACQUIRE(h);
@@ -109,3 +113,24 @@ NSPA_EXPORT PSLIST_ENTRY WINAPI RtlFirstEntrySList(const SLIST_HEADER *h)
 {
     return (PSLIST_ENTRY)(uintptr_t)__atomic_load_n(&h->Region, __ATOMIC_ACQUIRE);
 }
+
+/* ---- ntdll's names ------------------------------------------------------------------ */
+
+NSPA_EXPORT void WINAPI RtlInitializeSListHead(PSLIST_HEADER h) { InitializeSListHead(h); }
+NSPA_EXPORT PSLIST_ENTRY WINAPI RtlInterlockedPushEntrySList(PSLIST_HEADER h, PSLIST_ENTRY e)
+{
+    return InterlockedPushListSListEx(h, e, e, 1);
+}
+NSPA_EXPORT PSLIST_ENTRY WINAPI RtlInterlockedPopEntrySList(PSLIST_HEADER h) { return InterlockedPopEntrySList(h); }
+NSPA_EXPORT PSLIST_ENTRY WINAPI RtlInterlockedFlushSList(PSLIST_HEADER h) { return InterlockedFlushSList(h); }
+NSPA_EXPORT PSLIST_ENTRY WINAPI RtlInterlockedPushListSListEx(PSLIST_HEADER h, PSLIST_ENTRY first, PSLIST_ENTRY last,
+                                                              ULONG count)
+{
+    return InterlockedPushListSListEx(h, first, last, count);
+}
+NSPA_EXPORT PSLIST_ENTRY WINAPI RtlInterlockedPushListSList(PSLIST_HEADER h, PSLIST_ENTRY first, PSLIST_ENTRY last,
+                                                            ULONG count)
+{
+    return InterlockedPushListSListEx(h, first, last, count);
+}
+NSPA_EXPORT WORD WINAPI RtlQueryDepthSList(PSLIST_HEADER h) { return QueryDepthSList(h); }

@@ -57,10 +57,10 @@ static void post_bits_locked(struct mq *q)
 /* PeekMessage on the caller's queue. @hwnd has been validated. Returns 1 with *msg
  * filled, 0 when nothing matched, -1 when the queue cannot be had (no memory).
  * @arm (GetMessage): when nothing matched, the owner is armed in the same locked section
- * for GetMessage's wait (sent messages, or anything new) and *@arm is the wait's
- * deadline (the nearest timer, or INFINITE); the next call disarms. One lock round per
- * look instead of three on the GetMessage path (peek, arm, disarm). */
-NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode, uint64_t *arm)
+ * for GetMessage's wait (sent messages, or anything new) and *@arm says when the next
+ * timer is due (msg_get_wait); the next call disarms. One lock round per look instead
+ * of three on the GetMessage path (peek, arm, disarm). */
+NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode, struct msg_arm *arm)
 {
     struct mq *q = mq_self();
     if (!q) return -1;
@@ -69,6 +69,7 @@ NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags,
     for (;;) {
         mq_lock(q);
         q->waiting = 0;          /* the owner looks: an arm of its last GetMessage ends */
+        q->timer_waited = 0;
         if ((qs & QS_SENDMESSAGE) && q->sent_head) {
             mq_unlock(q);
             send_process_one(q);
@@ -126,11 +127,50 @@ NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags,
             q->changed_mask = QS_ALLINPUT;
             q->armed_all = 0;
             q->waiting = 1;
-            *arm = q->ntimers ? timers_next_due_locked(q) : NSPA_TIMEOUT_INFINITE;
+            arm->now = now;
+            arm->period = 0;
+            arm->np = UINT64_MAX;
+            arm->want = q->ntimers ? timers_next_due_locked(q, now, &arm->period, &arm->np) : UINT64_MAX;
+            q->timer_waited = arm->want != UINT64_MAX;
         }
         mq_unlock(q);
         return 0;
     }
+}
+
+/* A wait holding the queue's timer object does not depend on the timer service alone:
+ * it also times out MSG_TIMER_NET_NS after the next due time @np. The expiry normally
+ * comes at the due time (the direct path: this thread runs it); but when the service
+ * thread is running that expiry as the wait starts, the wait is woken by the service's
+ * signal, and a service thread that is preempted meanwhile (a lower priority than a
+ * TIME_CRITICAL owner in RT mode; any SCHED_OTHER load in the baseline) would hold the
+ * owner up. The net caps that at 1 ms past the due time (the next look then finds the
+ * timer due by the clock). */
+#define MSG_TIMER_NET_NS 1000000ull
+static inline uint64_t timer_net(uint64_t np)
+{
+    return np == UINT64_MAX ? UINT64_MAX : np + MSG_TIMER_NET_NS;
+}
+
+/* GetMessage's wait, after a msg_peek that armed: until a message is sent (processed by
+ * the next peek) or something new arrives (q->event), or the queue's timer fires (its
+ * NT timer object in the same wait: the timer service's direct path). Whatever woke
+ * us, even a late signal of an earlier arm, the next peek looks and disarms. */
+NSPA_HIDDEN void msg_get_wait(struct mq *q, const struct msg_arm *arm)
+{
+    nspa_obj_t objs[2] = { q->event, q->timer };
+    struct nspa_wait_args a = { .timeout = NSPA_TIMEOUT_INFINITE, .objs = objs, .count = 1,
+                                .owner = nspa_thread_id() };
+    if (arm->want != UINT64_MAX) {
+        timers_arm(q, arm->want, arm->period, arm->now);
+        if (q->tmr_failed) {
+            a.timeout = arm->np;                      /* no timer object: bound the sleep */
+        } else {
+            a.count = 2;
+            a.timeout = timer_net(arm->np);
+        }
+    }
+    nspa_wait_any(&a);
 }
 
 /*
@@ -139,9 +179,11 @@ NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags,
  * Returns WAIT_OBJECT_0 + i (object i), WAIT_OBJECT_0 + count (the queue; with
  * MWMO_WAITALL, WAIT_OBJECT_0: all objects and the queue), WAIT_ABANDONED_0 + i,
  * WAIT_IO_COMPLETION (MWMO_ALERTABLE: APCs ran), WAIT_TIMEOUT, or WAIT_FAILED with the
- * last error set. Timers of the queue bound the sleep when QS_TIMER is asked for: the
- * due time is the timeout, so an expiry is noticed by the waiting thread itself, at its
- * own priority, with no other thread involved (docs/msg.md, "Timers").
+ * last error set. When QS_TIMER is asked for and the queue has timers, the queue's NT
+ * timer (armed on the timer service for them) joins the wait set after the queue
+ * event, so its expiry wakes this thread as a waitable timer's does (the direct path,
+ * docs/time.md). A wait-all, or a wait with 63 objects (no slot left), leaves it
+ * out: the expiry's callback then wakes us through the queue event (timer.c).
  */
 static int rule_holds(struct mq *q, uint32_t wake_mask, uint32_t changed_mask)
 {
@@ -151,25 +193,20 @@ static int rule_holds(struct mq *q, uint32_t wake_mask, uint32_t changed_mask)
 NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, uint64_t deadline,
                            uint32_t wake_mask, uint32_t changed_mask, DWORD flags)
 {
-    nspa_obj_t arr[MAXIMUM_WAIT_OBJECTS];
+    nspa_obj_t arr[NSPA_MAX_WAIT_OBJECTS];
     for (DWORD i = 0; i < count; i++) arr[i] = objs[i];
     int all = (flags & MWMO_WAITALL) != 0;
     nspa_obj_t ev = all ? q->event_all : q->event;
     arr[count] = ev;
     nspa_obj_t alert = (flags & MWMO_ALERTABLE) ? nspa__win32_apc_event() : 0;
+    int timer_slot = !all && count + 2 <= NSPA_MAX_WAIT_OBJECTS;
     for (;;) {
         mq_lock(q);
-        uint64_t dl = deadline;
-        int timer_bound = 0;
+        uint64_t want = UINT64_MAX, np = UINT64_MAX, period = 0, now = 0;
         if (q->ntimers) {
-            timers_update_locked(q, nspa_time_ns());
-            if ((wake_mask | changed_mask) & QS_TIMER) {
-                uint64_t t = timers_next_due_locked(q);
-                if (t < dl) {
-                    dl = t;
-                    timer_bound = 1;
-                }
-            }
+            now = nspa_time_ns();
+            timers_update_locked(q, now);
+            if ((wake_mask | changed_mask) & QS_TIMER) want = timers_next_due_locked(q, now, &period, &np);
         }
         int ready = rule_holds(q, wake_mask, changed_mask);
         if (ready && count == 0 && !alert) {
@@ -179,6 +216,7 @@ NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, ui
         q->wake_mask = wake_mask;
         q->changed_mask = changed_mask;
         q->armed_all = all;
+        q->timer_waited = want != UINT64_MAX && timer_slot;
         if (ready) {
             /* objects first (the lowest index wins), and a wait-all must take them
              * with the queue in one step: let the sync core decide, queue signaled */
@@ -188,20 +226,42 @@ NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, ui
             q->waiting = 1;
         }
         mq_unlock(q);
+        uint32_t n = count + 1;
+        uint64_t dl = deadline;
+        int timer_bound = 0;
+        if (want != UINT64_MAX) {
+            timers_arm(q, want, period, now);
+            uint64_t bound = UINT64_MAX;
+            if (q->tmr_failed)                          /* no timer object: bound the sleep */
+                bound = np;
+            else if (timer_slot)                        /* woken at each expiry: re-armed */
+                arr[n++] = q->timer, bound = timer_net(np);
+            else if (np != want)
+                /* without the object, only an expiry that makes input wakes us (the
+                 * callback); a pending timer's grid comes first and nobody re-arms the
+                 * object for @np during this wait: its due time bounds the sleep */
+                bound = np;
+            if (bound < dl) dl = bound, timer_bound = 1;
+        }
         struct nspa_wait_args a = {
-            .timeout = dl, .objs = arr, .count = count + 1, .owner = nspa_thread_id(), .alert = alert,
+            .timeout = dl, .objs = arr, .count = n, .owner = nspa_thread_id(), .alert = alert,
         };
         int r = all ? nspa_wait_all(&a) : nspa_wait_any(&a);
         int won = r == 0 || r == -EOWNERDEAD;
         int got_queue = won && (all ? a.index < count + 1 : a.index == count);
+        int got_timer = won && !all && n > count + 1 && a.index == count + 1;
         mq_lock(q);
+        q->timer_waited = 0;
         if (q->waiting) q->waiting = 0;               /* nobody set the event */
         else if (all && !got_queue) nspa_event_reset(ev, NULL);   /* set (under the lock), not taken */
-        /* q->event may have been set late for an earlier arm: look again */
-        int stale = got_queue && !all && !rule_holds(q, wake_mask, changed_mask);
+        if (got_timer) timers_update_locked(q, nspa_time_ns());
+        /* q->event may have been set late for an earlier arm, q->timer may have fired
+         * while nobody waited for it: look again */
+        int stale = (got_queue || got_timer) && !all && !rule_holds(q, wake_mask, changed_mask);
         mq_unlock(q);
         if (stale) continue;
-        if (won && a.index == count + 1) {             /* the alert */
+        if (got_timer) return WAIT_OBJECT_0 + count;
+        if (won && a.index == n) {                     /* the alert */
             if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
             continue;
         }

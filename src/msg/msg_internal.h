@@ -32,6 +32,10 @@
  *                    objects for nothing: set only under the queue lock, so it is
  *                    signaled exactly when an armed wait-all's rule held, and reset by
  *                    the owner when its wait ended otherwise.
+ *  - WM_TIMER comes from one NT timer object per queue on the timer service (timer.c):
+ *    armed by the owner only, never under the queue lock (the service waits for a
+ *    running expiry callback when it re-arms, and the callback takes the queue lock).
+ *    Order: timer module locks, then the queue lock, then sync object locks.
  */
 #ifndef NSPA_MSG_INTERNAL_H
 #define NSPA_MSG_INTERNAL_H
@@ -105,6 +109,8 @@ struct mq {
     uint32_t nnodes;                  /* (L) nodes in the pool (free or not) */
     struct mtimer *timers;            /* (L) */
     uint32_t timer_cap;
+    nspa_obj_t timer;                 /* the NT timer WM_TIMER comes from (timer.c), made
+                                       * with the first SetTimer, 0 before */
     /* cleared when recycled: from here on */
     _Atomic uint32_t refs;
     _Atomic uint32_t tid;             /* owner thread id */
@@ -119,8 +125,11 @@ struct mq {
     int armed_all;                    /* ... on event_all (MWMO_WAITALL) */
     int quit;
     int quit_code;
-    uint32_t ntimers;
+    uint32_t ntimers;                 /* (L), changed by the owner only */
+    int timer_waited;                 /* the armed wait holds q->timer in its set */
     /* owner thread only */
+    uint64_t tmr_due, tmr_period;     /* q->timer's arm: first expiry, period (timer.c) */
+    int tmr_armed, tmr_failed;        /* armed; the last arm failed (waits bound themselves) */
     DWORD msg_time;
     uint32_t recv_depth;
     struct recv_frame recv[MSG_RECV_DEPTH];
@@ -145,7 +154,14 @@ NSPA_HIDDEN DWORD msg_tick(void);
 NSPA_HIDDEN void mq_mutex_init(pthread_mutex_t *m);
 
 /* ---- get.c: peeking and waiting (the owner thread) ------------------------------- */
-NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode, uint64_t *arm);
+/* what GetMessage's wait needs from the peek that armed it: where the queue's timer
+ * should fire (want, UINT64_MAX: no timer; its period), the next due time of a timer
+ * not pending (np), the time the peek looked (timers_next_due_locked) */
+struct msg_arm {
+    uint64_t want, period, np, now;
+};
+NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode, struct msg_arm *arm);
+NSPA_HIDDEN void msg_get_wait(struct mq *q, const struct msg_arm *arm);
 NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, uint64_t deadline,
                            uint32_t wake_mask, uint32_t changed_mask, DWORD flags);
 NSPA_HIDDEN uint64_t msg_deadline(DWORD ms);
@@ -159,7 +175,10 @@ NSPA_HIDDEN int msg_send(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, UINT flags, 
 
 /* ---- timer.c --------------------------------------------------------------------- */
 NSPA_HIDDEN void timers_update_locked(struct mq *q, uint64_t now);
-NSPA_HIDDEN uint64_t timers_next_due_locked(struct mq *q);
+NSPA_HIDDEN uint64_t timers_next_due_locked(struct mq *q, uint64_t now, uint64_t *period, uint64_t *np);
+NSPA_HIDDEN void timers_arm(struct mq *q, uint64_t want, uint64_t period, uint64_t now);   /* owner, unlocked */
+NSPA_HIDDEN void timers_sync(struct mq *q);                 /* owner, unlocked */
+NSPA_HIDDEN void timers_stop(struct mq *q);                 /* owner at its end, unlocked */
 NSPA_HIDDEN int timers_take_locked(struct mq *q, HWND hwnd, int any_hwnd, int thread_only, int remove,
                                    uint64_t now, MSG *msg);
 NSPA_HIDDEN void timers_kill_window_locked(struct mq *q, HWND hwnd);

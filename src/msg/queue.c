@@ -235,6 +235,7 @@ static void mq_thread_exit(void *arg)
     q->ntimers = 0;
     for (uint32_t i = 0; i < q->timer_cap; i++) q->timers[i].used = 0;
     mq_unlock(q);
+    timers_stop(q);                  /* no expiry of the queue's timer runs after this */
     /* messages received and being processed when the thread ended (ExitThread inside a
      * window procedure): their senders are answered too */
     for (uint32_t i = q->recv_depth < MSG_RECV_DEPTH ? q->recv_depth : MSG_RECV_DEPTH; i-- > 0;)

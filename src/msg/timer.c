@@ -1,14 +1,29 @@
 /*
- * SetTimer/KillTimer: WM_TIMER served by the queue itself.
+ * SetTimer/KillTimer: WM_TIMER served by the timer service (src/time/, docs/time.md).
  *
  * As on Windows, a WM_TIMER is never queued: a timer that is due sets QS_TIMER, and the
  * message is synthesized when the owner looks at its queue and finds no sent or posted
  * message before it (so WM_TIMER comes last, and at most one is pending per timer:
- * coalesced). The owner's waits (GetMessage, WaitMessage, MsgWaitForMultipleObjects with
- * QS_TIMER) use the nearest due time as their timeout, so the thread that owns the timer
- * notices the expiry itself, at its own priority, with no service thread and no hand-off
- * between threads in the way (docs/msg.md, "Timers"). Timers belong to the calling
- * thread's queue: SetTimer on a window of another thread fails, as on Windows.
+ * coalesced). What makes a timer due is the queue's one NT timer object (q->timer, the
+ * sync core's TIMER kind), armed on the timer service for the earliest due time of the
+ * queue's timers that are not pending:
+ *
+ *  - the owner's waits (GetMessage, WaitMessage, MsgWaitForMultipleObjects with
+ *    QS_TIMER) put that object in their wait set beside the queue event, so its expiry
+ *    wakes the owner exactly as a waitable timer wakes its waiter: by the direct path
+ *    (the waiting thread sleeps until the due time and runs the expiry itself) or by
+ *    the service thread, whichever comes first;
+ *  - every expiry also calls timer_fired() (the service's callback, on whichever thread
+ *    ran the expiry), which marks the due timers and, when the owner's wait does not
+ *    hold the timer object (MWMO_WAITALL, 63 handles), wakes it like a poster does.
+ *
+ * The object is armed periodically on the grid of the timer it is armed for, so a
+ * single timer (the common case) is armed once by SetTimer and never again: taking its
+ * WM_TIMER moves its due time to the next point of the same grid, where the object
+ * fires anyway. It is re-armed only when the earliest timer changes (timers_arm).
+ * Arming happens on the owner thread only (timers belong to it) and never under the
+ * queue lock: the service waits for a running callback when it re-arms, and the
+ * callback takes the queue lock.
  *
  * Periodic expiries are on the grid start + k * period: a late look does not shift the
  * later ones, and expiries missed while one WM_TIMER was pending are dropped
@@ -17,6 +32,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nspa/timer.h"
 #include "msg/msg_internal.h"
 
 #define TIMER_LIMIT 10000            /* Windows' per-process default quota (per thread here) */
@@ -40,17 +56,103 @@ NSPA_HIDDEN void timers_update_locked(struct mq *q, uint64_t now)
     else q->wake_bits &= ~QS_TIMER;
 }
 
-/* Queue lock held: the earliest due time of a timer not yet signaled (UINT64_MAX: none). */
-NSPA_HIDDEN uint64_t timers_next_due_locked(struct mq *q)
+/* Queue lock held, timers updated at @now: when the queue's NT timer should fire next
+ * (UINT64_MAX: no timer), and *@period the period to arm it with: the earliest due
+ * time, a pending timer (its WM_TIMER not taken yet) counting at the next point of its
+ * grid. Counting pending timers so keeps the arm where it is while a WM_TIMER waits to
+ * be taken (taking it moves the timer to that same point), instead of moving it to
+ * another timer and back for every WM_TIMER. *@np: the earliest due time of a timer
+ * that is not pending (UINT64_MAX: none), the next time input can arrive; it may come
+ * after the arm's first expiry and off its grid (msg_wait: who wakes the owner then). */
+NSPA_HIDDEN uint64_t timers_next_due_locked(struct mq *q, uint64_t now, uint64_t *period, uint64_t *np)
 {
-    uint64_t best = UINT64_MAX;
+    uint64_t best = UINT64_MAX, p = 0, fresh = UINT64_MAX;
     for (uint32_t i = 0, seen = 0; i < q->timer_cap && seen < q->ntimers; i++) {
         struct mtimer *t = &q->timers[i];
         if (!t->used) continue;
         seen++;
-        if (!t->signaled && t->due_ns < best) best = t->due_ns;
+        uint64_t d = t->due_ns;
+        if (t->signaled) d += ((now - d) / t->period_ns + 1) * t->period_ns;
+        else if (d < fresh) fresh = d;
+        if (d < best) {
+            best = d;
+            p = t->period_ns;
+        }
     }
+    if (period) *period = p;
+    if (np) *np = fresh;
     return best;
+}
+
+/* ---- the queue's NT timer ------------------------------------------------------------ */
+
+/* The timer service's callback, after each expiry of q->timer has signaled it: on the
+ * service thread, or on the owner itself when its wait ran the expiry (the direct
+ * path). No timer lock is held. The due timers are marked; the owner is woken through
+ * its queue event only when its wait does not hold the timer object itself. */
+static void timer_fired(void *ctx, uint64_t realtime_ns)
+{
+    (void)realtime_ns;
+    struct mq *q = ctx;
+    mq_lock(q);
+    nspa_obj_t ev = 0;
+    if (q->ntimers) {
+        timers_update_locked(q, nspa_time_ns());
+        if (!q->timer_waited || q->armed_all) ev = mq_wake_locked(q);
+    }
+    mq_unlock(q);
+    mq_signal(ev);
+}
+
+/* When the object, armed at q->tmr_due every q->tmr_period, fires next after @now
+ * (UINT64_MAX: not armed, or a one-shot arm that has fired). Owner thread. */
+static uint64_t armed_next(const struct mq *q, uint64_t now)
+{
+    if (!q->tmr_armed) return UINT64_MAX;
+    if (q->tmr_due > now) return q->tmr_due;
+    if (!q->tmr_period) return UINT64_MAX;
+    return q->tmr_due + ((now - q->tmr_due) / q->tmr_period + 1) * q->tmr_period;
+}
+
+/* Owner thread, queue lock NOT held: make q->timer fire at @want (> @now, from
+ * timers_next_due_locked; UINT64_MAX: no timer left, it is cancelled) and then every
+ * @period. Nothing is done when it fires there already: a single timer is armed once.
+ * An arm that fails (no memory for the service) sets q->tmr_failed: the owner's waits
+ * then bound their sleep by the next due time themselves, so no WM_TIMER is ever lost. */
+NSPA_HIDDEN void timers_arm(struct mq *q, uint64_t want, uint64_t period, uint64_t now)
+{
+    if (want == UINT64_MAX) {
+        if (!q->tmr_armed) return;
+        nspa_timer_cancel(q->timer);
+        q->tmr_armed = 0;
+        return;
+    }
+    if (!q->tmr_failed && armed_next(q, now) == want && q->tmr_period == period) return;
+    struct nspa_timer_args a = { .due = want, .period = period, .fn = timer_fired, .ctx = q };
+    int r = q->timer ? nspa_timer_set(q->timer, &a) : -EBADF;
+    q->tmr_failed = r != 0;
+    q->tmr_armed = r == 0;
+    q->tmr_due = want;
+    q->tmr_period = period;
+}
+
+/* Owner thread, queue lock not held: bring q->timer up to date with the timers now. */
+NSPA_HIDDEN void timers_sync(struct mq *q)
+{
+    uint64_t period = 0, now = nspa_time_ns();
+    mq_lock(q);
+    timers_update_locked(q, now);
+    uint64_t want = timers_next_due_locked(q, now, &period, NULL);
+    mq_unlock(q);
+    timers_arm(q, want, period, now);
+}
+
+/* Thread end (owner, queue lock not held, timers already dropped): no expiry of the
+ * queue's timer runs once this returns (the service waits for a running callback). */
+NSPA_HIDDEN void timers_stop(struct mq *q)
+{
+    if (q->timer && q->tmr_armed) nspa_timer_cancel(q->timer);
+    q->tmr_armed = q->tmr_failed = 0;
 }
 
 /* Queue lock held: synthesize the WM_TIMER of the signaled timer due first that the
@@ -133,6 +235,12 @@ NSPA_EXPORT UINT_PTR WINAPI SetTimer(HWND hwnd, UINT_PTR id, UINT ms, TIMERPROC 
         SetLastError(ERROR_NOT_ENOUGH_MEMORY);
         return 0;
     }
+    /* the queue's NT timer: made with its first timer, kept while the queue is */
+    if (!q->timer && nspa_create_timer(0, NULL, &q->timer) < 0) {
+        q->timer = 0;
+        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+        return 0;
+    }
     /* Windows clamps: below USER_TIMER_MINIMUM to it, above USER_TIMER_MAXIMUM to it */
     if (ms < USER_TIMER_MINIMUM) ms = USER_TIMER_MINIMUM;
     if (ms > USER_TIMER_MAXIMUM) ms = USER_TIMER_MAXIMUM;
@@ -172,9 +280,10 @@ NSPA_EXPORT UINT_PTR WINAPI SetTimer(HWND hwnd, UINT_PTR id, UINT ms, TIMERPROC 
     t->proc = proc;
     t->period_ns = (uint64_t)ms * 1000000ull;
     t->due_ns = now + t->period_ns;
-    t->signaled = 0;
+    t->signaled = 0;                 /* a pending WM_TIMER of the replaced timer is gone */
     timers_update_locked(q, now);
     mq_unlock(q);
+    timers_sync(q);
     return hwnd ? (id ? id : 1) : id;
 }
 
@@ -197,6 +306,7 @@ NSPA_EXPORT BOOL WINAPI KillTimer(HWND hwnd, UINT_PTR id)
         timers_update_locked(q, nspa_time_ns());
     }
     mq_unlock(q);
+    if (t) timers_sync(q);
     if (!t) {
         SetLastError(ERROR_INVALID_PARAMETER);
         return FALSE;

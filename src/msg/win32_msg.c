@@ -138,20 +138,15 @@ static BOOL get(LPMSG msg, HWND hwnd, UINT first, UINT last, int unicode)
         SetLastError(ERROR_NOT_ENOUGH_MEMORY);
         return -1;
     }
-    uint32_t me = nspa_thread_id();
     for (;;) {
-        uint64_t deadline;
-        int r = msg_peek(msg, hwnd, first, last, PM_REMOVE, unicode, &deadline);
+        struct msg_arm arm;
+        int r = msg_peek(msg, hwnd, first, last, PM_REMOVE, unicode, &arm);
         if (r < 0) {
             SetLastError(ERROR_NOT_ENOUGH_MEMORY);
             return -1;
         }
         if (r) return msg->message != WM_QUIT;
-        /* armed by the peek: sleep until a message is sent (processed by the next peek)
-         * or something new arrives, or the nearest timer is due; whatever woke us
-         * (even a late signal of an earlier arm), the next peek looks and disarms */
-        struct nspa_wait_args a = { .timeout = deadline, .objs = &q->event, .count = 1, .owner = me };
-        nspa_wait_any(&a);
+        msg_get_wait(q, &arm);        /* armed by the peek */
     }
 }
 

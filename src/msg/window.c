@@ -383,8 +383,10 @@ NSPA_HIDDEN void wnd_free(struct wnd *w)
         node_free_locked(q, n);
     }
     if (!q->post_head && !q->quit) q->wake_bits &= ~(QS_POSTMESSAGE | QS_ALLPOSTMESSAGE);
+    int had_timers = q->ntimers != 0;
     timers_kill_window_locked(q, hwnd);
     mq_unlock(q);
+    if (had_timers && q == mq_self_peek()) timers_sync(q);   /* the owner (always, but at its end) */
     atomic_store_explicit(&w->hwnd, 0, memory_order_release);
     atomic_fetch_sub(&w->cls->nwindows, 1);
     pthread_mutex_lock(&wtab_lock);

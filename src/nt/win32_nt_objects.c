@@ -15,6 +15,8 @@
 #include <string.h>
 #include "nt/nt_internal.h"
 #include "nspa/unicode.h"
+#include "nspa/timer.h"
+#include "win32/process_private.h"
 
 NSPA_HIDDEN NTSTATUS nt_status(int err, HANDLE h)
 {
@@ -26,7 +28,7 @@ NSPA_HIDDEN NTSTATUS nt_status(int err, HANDLE h)
     case -EOVERFLOW: return STATUS_SEMAPHORE_LIMIT_EXCEEDED;
     case -EPERM: return STATUS_MUTANT_NOT_OWNED;
     case -ENOMEM: return STATUS_NO_MEMORY;
-    case -EMFILE: return STATUS_INSUFFICIENT_RESOURCES;
+    case -EMFILE: return STATUS_TOO_MANY_OPENED_FILES;   /* kernel32: ERROR_TOO_MANY_OPEN_FILES */
     case -ENOSPC: return STATUS_INSUFFICIENT_RESOURCES;
     case -EACCES: return STATUS_ACCESS_DENIED;
     case -ENOENT: return STATUS_OBJECT_NAME_NOT_FOUND;
@@ -97,19 +99,32 @@ static NTSTATUS nt_name(const OBJECT_ATTRIBUTES *attr, char *out, size_t cap, in
     return STATUS_SUCCESS;
 }
 
-/* The end of a Create call: @r and @h from nspa_create_*. With OBJ_OPENIF an existing
+/* The end of a Create call: @r and @h from the creation. With OBJ_OPENIF an existing
  * object is opened (STATUS_OBJECT_NAME_EXISTS); without, it is a collision. */
-static NTSTATUS created(int r, nspa_obj_t h, const OBJECT_ATTRIBUTES *attr, PHANDLE out)
+static NTSTATUS nt_created(int r, nspa_obj_t h, const OBJECT_ATTRIBUTES *attr, PHANDLE out)
 {
     if (r < 0) return nt_status(r, NULL);
     if (r == NSPA_EXISTED && !(attr->Attributes & OBJ_OPENIF)) {
         nspa_close(h);
         return STATUS_OBJECT_NAME_COLLISION;
     }
-    if (attr && (attr->Attributes & OBJ_INHERIT))
-        nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    if (attr && (attr->Attributes & OBJ_INHERIT)) nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
     *out = (HANDLE)(uintptr_t)h;
     return r == NSPA_EXISTED ? STATUS_OBJECT_NAME_EXISTS : STATUS_SUCCESS;
+}
+
+/* A sync object, @name (when @named) opened if it exists. OBJ_INHERIT: an unnamed
+ * object is made in the namespace region at once, so that a child process can inherit
+ * it (docs/process.md); without a region it stays a process one. kernel32's Create*
+ * calls come here too (src/win32/synch.c). */
+static NTSTATUS nt_create(int type, const void *args, const OBJECT_ATTRIBUTES *attr, const char *name,
+                          int named, PHANDLE out)
+{
+    int inherit = attr && (attr->Attributes & OBJ_INHERIT);
+    nspa_obj_t h = 0;
+    int r = nspa__create_obj(type, args, named ? name : NULL, inherit && !named, &h);
+    if (r < 0 && inherit && !named && r != -EINVAL && r != -EFAULT) r = nspa__create_obj(type, args, NULL, 0, &h);
+    return nt_created(r, h, attr, out);
 }
 
 #define NT_NAME(attr, buf, named) \
@@ -140,9 +155,7 @@ NSPA_EXPORT NTSTATUS NTAPI NtCreateEvent(PHANDLE out, ACCESS_MASK access, const 
     if (type != NotificationEvent && type != SynchronizationEvent) return STATUS_INVALID_PARAMETER;
     NT_NAME(attr, name, named);
     struct nspa_event_args a = { type == NotificationEvent, initial != 0 };
-    nspa_obj_t h = 0;
-    int r = nspa_create_event(&a, named ? name : NULL, &h);
-    return created(r, h, attr, out);
+    return nt_create(NSPA_TYPE_EVENT, &a, attr, name, named, out);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtOpenEvent(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
@@ -198,9 +211,8 @@ NSPA_EXPORT NTSTATUS NTAPI NtCreateMutant(PHANDLE out, ACCESS_MASK access, const
     if (!out) return STATUS_ACCESS_VIOLATION;
     NT_NAME(attr, name, named);
     struct nspa_mutex_args a = { owner ? nspa_thread_id() : 0, owner ? 1 : 0 };
-    nspa_obj_t h = 0;
-    int r = nspa_create_mutex(&a, named ? name : NULL, &h);
-    return created(r, h, attr, out);
+    /* an existing named mutex is opened, not acquired (as on Windows) */
+    return nt_create(NSPA_TYPE_MUTEX, &a, attr, name, named, out);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtOpenMutant(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
@@ -244,9 +256,7 @@ NSPA_EXPORT NTSTATUS NTAPI NtCreateSemaphore(PHANDLE out, ACCESS_MASK access, co
     if (max <= 0 || initial < 0 || initial > max) return STATUS_INVALID_PARAMETER;
     NT_NAME(attr, name, named);
     struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
-    nspa_obj_t h = 0;
-    int r = nspa_create_sem(&a, named ? name : NULL, &h);
-    return created(r, h, attr, out);
+    return nt_create(NSPA_TYPE_SEM, &a, attr, name, named, out);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtOpenSemaphore(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
@@ -279,6 +289,26 @@ NSPA_EXPORT NTSTATUS NTAPI NtQuerySemaphore(HANDLE h, SEMAPHORE_INFORMATION_CLAS
     return STATUS_SUCCESS;
 }
 
+/* ---- timers (the objects; setting them is the time module's) -------------------- */
+
+NSPA_EXPORT NTSTATUS NTAPI NtCreateTimer(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr,
+                                         TIMER_TYPE type)
+{
+    (void)access;
+    if (!out) return STATUS_ACCESS_VIOLATION;
+    if (type != NotificationTimer && type != SynchronizationTimer) return STATUS_INVALID_PARAMETER;
+    NT_NAME(attr, name, named);
+    nspa_obj_t h = 0;
+    int r = nspa_create_timer(type == NotificationTimer, named ? name : NULL, &h);
+    return nt_created(r, h, attr, out);
+}
+
+NSPA_EXPORT NTSTATUS NTAPI NtOpenTimer(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
+{
+    (void)access;
+    return open_named(out, attr, NSPA_TYPE_TIMER);
+}
+
 /* ---- handles ---------------------------------------------------------------------- */
 
 NSPA_EXPORT NTSTATUS NTAPI NtClose(HANDLE h)
@@ -299,11 +329,19 @@ NSPA_EXPORT NTSTATUS NTAPI NtDuplicateObject(HANDLE src_process, HANDLE src, HAN
     if (options & ~(ULONG)(DUPLICATE_CLOSE_SOURCE | DUPLICATE_SAME_ACCESS)) return STATUS_INVALID_PARAMETER;
     nspa_obj_t out = 0;
     int r = 0;
-    if (src == (HANDLE)(LONG_PTR)-2) r = nspa__win32_current_thread_handle(&out);
-    else if (src == self) return STATUS_NOT_SUPPORTED;     /* no process objects yet */
-    else if (dst) r = nspa_dup(nt_h(src), &out);
-    else if (nspa_obj_type(nt_h(src)) < 0) r = -EBADF;
-    if (r) return r == -ENOMEM ? STATUS_NO_MEMORY : STATUS_INVALID_HANDLE;
+    if (src == (HANDLE)(LONG_PTR)-2) {
+        r = nspa__win32_current_thread_handle(&out);
+    } else if (src == self) {
+        nspa_obj_t me = nspa__self_process_obj();      /* this process's process object */
+        r = me ? nspa_dup(me, &out) : -ENOMEM;
+    } else if (dst) {
+        r = nspa_dup(nt_h(src), &out);
+    } else if (nspa_obj_type(nt_h(src)) < 0) {
+        r = -EBADF;
+    }
+    /* a bad source is STATUS_INVALID_HANDLE whatever the sync core says; a full handle
+     * table or no memory keep their own status */
+    if (r) return r == -EBADF || r == -EINVAL ? STATUS_INVALID_HANDLE : nt_status(r, NULL);
     if (dst && (attributes & OBJ_INHERIT)) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
     if ((options & DUPLICATE_CLOSE_SOURCE) && !nt_is_pseudo(src)) nspa_close(nt_h(src));
     if (dst) *dst = (HANDLE)(uintptr_t)out;

@@ -30,6 +30,22 @@ NSPA_HIDDEN uint64_t nt_deadline(const LARGE_INTEGER *t, uint32_t *flags)
     return since1970 * 100;
 }
 
+/* The status of a failed wait (not a timeout). -EINVAL means a handle of a kind that
+ * cannot be waited on (STATUS_OBJECT_TYPE_MISMATCH, as NT says for a non-waitable
+ * object), or, in a wait-all, one object twice (STATUS_INVALID_PARAMETER_MIX); told
+ * apart by the objects' identities. Shared with the Win32 waits (synch.c). */
+NSPA_HIDDEN NTSTATUS nspa__nt_wait_error(int r, const nspa_obj_t *objs, uint32_t n, int all)
+{
+    if (r != -EINVAL) return nt_status(r, NULL);
+    for (uint32_t i = 0; i < n; i++)
+        if (nspa_obj_type(objs[i]) < 0) return STATUS_INVALID_HANDLE;
+    if (all)
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                if (nspa__obj_key(objs[i]) == nspa__obj_key(objs[j])) return STATUS_INVALID_PARAMETER_MIX;
+    return STATUS_OBJECT_TYPE_MISMATCH;
+}
+
 /* One wait; @objs already resolved. */
 static NTSTATUS nt_wait(nspa_obj_t *objs, uint32_t n, int all, BOOLEAN alertable, const LARGE_INTEGER *timeout)
 {
@@ -40,13 +56,7 @@ static NTSTATUS nt_wait(nspa_obj_t *objs, uint32_t n, int all, BOOLEAN alertable
     if (r == 0) return STATUS_WAIT_0 + (all ? 0 : index);
     if (r == -EOWNERDEAD) return STATUS_ABANDONED_WAIT_0 + index;
     if (r == -ETIMEDOUT) return STATUS_TIMEOUT;
-    if (r == -EINVAL) {
-        /* a non-waitable handle, or duplicates in a wait-all: tell them apart */
-        for (uint32_t i = 0; i < n; i++)
-            if (nspa_obj_type(objs[i]) < 0) return STATUS_OBJECT_TYPE_MISMATCH;
-        return STATUS_INVALID_PARAMETER_MIX;
-    }
-    return nt_status(r, NULL);
+    return nspa__nt_wait_error(r, objs, n, all);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtWaitForSingleObject(HANDLE h, BOOLEAN alertable, const LARGE_INTEGER *timeout)
@@ -117,7 +127,10 @@ NSPA_EXPORT NTSTATUS NTAPI NtDelayExecution(BOOLEAN alertable, const LARGE_INTEG
         /* a wait for nothing but the APC event */
         uint32_t index;
         int r = nspa__win32_wait(NULL, 0, 0, deadline, flags, 1, &index);
-        return r == NSPA__WAIT_APC ? STATUS_USER_APC : r == -ETIMEDOUT ? STATUS_SUCCESS : nt_status(r, NULL);
+        if (r == NSPA__WAIT_APC) return STATUS_USER_APC;
+        if (r != -ETIMEDOUT) return nt_status(r, NULL);
+        if (interval && interval->QuadPart == 0) sched_yield();   /* nothing ran: the zero delay's yield */
+        return STATUS_SUCCESS;
     }
     clockid_t clk = flags & NSPA_WAIT_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC;
     if (deadline == NSPA_TIMEOUT_INFINITE) {

@@ -258,6 +258,64 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
     pthread_mutex_unlock(&h_lock);
 }
 
+/* Move handle @from (to an object of this process's arena) to the exact value @to, which
+ * must be free: an inherited file keeps its parent's handle value in the child (src/io,
+ * docs/process.md). The flags go with it. -EBADF: @from is not open or names a region
+ * object; -EEXIST: @to is taken; -EINVAL: @to is not a handle value this table can hold
+ * (REMOTE_BASE and above are other processes' gifts). */
+NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to)
+{
+    if ((from & 3) || !from || ((from >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
+    if ((to & 3) || !to || ((to >> 2) - 1) >= REMOTE_BASE) return -EINVAL;
+    uint32_t i = (from >> 2) - 1, j = (to >> 2) - 1;
+    if (i == j) return 0;
+    pthread_mutex_lock(&h_lock);
+    struct hent *e = hent_of(i);
+    struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
+    int r = !o || o->in_region ? -EBADF : h_chunk(j);
+    struct hent *d = r ? NULL : hent_of(j);
+    if (!r && atomic_load_explicit(&d->obj, memory_order_relaxed)) r = -EEXIST;
+    if (!r) {
+        if (j < h_hwm) {                         /* take it off the free list */
+            for (uint32_t *pp = &h_free_head; *pp; pp = &hent_of(*pp - 1)->next_free)
+                if (*pp == j + 1) { *pp = d->next_free; break; }
+        } else {                                 /* the indices below become free ones */
+            for (uint32_t k = h_hwm; k < j && !h_chunk(k); k++) {
+                struct hent *x = hent_of(k);
+                if (atomic_load_explicit(&x->obj, memory_order_relaxed)) continue;
+                x->next_free = h_free_head;
+                h_free_head = k + 1;
+            }
+            h_hwm = j + 1;
+        }
+        d->flags = e->flags;
+        d->next_free = 0;
+        atomic_store_explicit(&d->obj, o, memory_order_release);
+        atomic_store_explicit(&e->obj, NULL, memory_order_release);
+        e->flags = 0;
+        e->next_free = h_free_head;
+        h_free_head = i + 1;
+    }
+    pthread_mutex_unlock(&h_lock);
+    return r;
+}
+
+/* The next open handle at index *@i or above whose object has @type (its flags in
+ * *@flags); *@i moves past it. 0 when there is none. Reads the table without the lock:
+ * for the inheritance list of a spawn, a walk that another thread's closes may race. */
+NSPA_HIDDEN nspa_obj_t nspa__handle_next(uint32_t *i, int type, uint32_t *flags)
+{
+    uint32_t top = h_high_water();
+    for (; *i < top; (*i)++) {
+        uint32_t fl = 0;
+        struct sobj *o = h_at(*i, &fl);
+        if (!o || __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) != type) continue;
+        if (flags) *flags = fl;
+        return (nspa_obj_t)((*i)++ + 1) << 2;
+    }
+    return 0;
+}
+
 /* The object at handle index @i of the table, or NULL (for the inheritance list). */
 NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags)
 {

@@ -40,9 +40,13 @@
  * claimed for ever so that every fast path misses, and whoever locks it follows it: see
  * obj_lock_live, h_lookup). Handles of fork children that still name @a keep it alive,
  * with one reference of the region object for all of them.
- * Refused (-EBUSY) while waiters are queued on @a or while it is a mutex owned by
- * another thread: their records name @a (queues, owned-mutex lists), and moving them is
- * not implemented. *@out: the region object. */
+ * Waiters queued on @a stay queued on the forwarder and are poked: each sees an object
+ * of its wait turned into a forwarder, leaves every queue and starts its wait again on
+ * the region object (wait.c, WAIT_RESTART), with what remains of its timeout; a grant
+ * that came first stands.
+ * Refused (-EBUSY) while @a is a mutex owned by another thread (or by a caller without a
+ * region record): the owner's owned-mutex list names @a and is the owner's to change.
+ * *@out: the region object. */
 NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
 {
     struct nspa_tls *me = self();
@@ -56,7 +60,7 @@ NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
     }
     uint64_t w = atomic_load_explicit(&a->word, memory_order_acquire);
     int owned = type == NSPA_TYPE_MUTEX && mtx_owner(w);
-    if (!type || a->in_region || a->q_head || (owned && (mtx_owner(w) != me->tid || !in_region(me->t)))) {
+    if (!type || a->in_region || (owned && (mtx_owner(w) != me->tid || !in_region(me->t)))) {
         obj_unlock(a);
         return type ? -EBUSY : -EBADF;
     }
@@ -77,6 +81,8 @@ NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
     __atomic_store_n(&a->name, (uint32_t)(r - ns->objs) + 1, __ATOMIC_RELEASE);
     __atomic_store_n(&a->type, OBJ_FORWARD, __ATOMIC_RELEASE);
     int left = atomic_load(&a->refs) != 0;
+    /* the waiters move themselves (their entries are theirs to unlink) */
+    for (uint64_t e = a->q_head; e; e = E(e)->next) waiter_poke(went_thr(E(e)));
     obj_unlock(a);
     /* no handle of the fork family left on the record: the forwarder is only for stale
      * lookups now, and stays (a record is never unmapped; 128 bytes per grown object) */
@@ -84,6 +90,14 @@ NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
     if (!r->refs) obj_region_drop(r);              /* every handle was closed meanwhile */
     *out = r;
     return r->type ? 0 : -EBADF;
+}
+
+/* Files, sockets, pipes and completion ports name records of this process (src/io):
+ * they never grow into the region. Inheritance passes files, sockets and pipes with
+ * their descriptors (src/io/inherit.c); ports are not inherited (as on NT). */
+static int local_only(const struct sobj *o)
+{
+    return o->type == NSPA_TYPE_FILE || o->type == NSPA_TYPE_IOCP;
 }
 
 /* the attached namespace, or NULL */
@@ -123,7 +137,8 @@ NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot_out)
         struct sobj *o = h_at(i, &flags);
         if (!o || !(flags & NSPA_HANDLE_INHERIT)) continue;
         if (o->type == OBJ_FORWARD) o = obj_forward_target(o);
-        else if (!o->in_region && obj_promote(ns, o, &o)) continue;   /* busy: not inherited */
+        else if (local_only(o)) continue;                 /* files: src/io passes them */
+        else if (!o->in_region && obj_promote(ns, o, &o)) continue;   /* owned by another thread: not inherited */
         if (!o->type) continue;
         uint32_t *l = ledger_slot_of(ns, s, i, 1);
         if (!l) {
@@ -187,8 +202,10 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
     if (h_lookup(h) != o || !o->type) {
         r = -EBADF;
+    } else if (local_only(o)) {
+        r = -EOPNOTSUPP;                         /* a file descriptor cannot go this way */
     } else if (s != UINT32_MAX && !o->in_region && (r = obj_promote(ns, o, &o)) != 0) {
-        r = r == -EBUSY ? -EOPNOTSUPP : r;       /* waiters queued on it (docs/process.md) */
+        r = r == -EBUSY ? -EOPNOTSUPP : r;       /* a mutex another thread owns (docs/process.md) */
     } else if (s != UINT32_MAX) {
         /* the first free entry from REMOTE_BASE on: indices the target's own handles
          * do not reach before a million of them */

@@ -63,6 +63,10 @@ struct sync_kind {
 NSPA_HIDDEN void sync_kind_register(int type, const struct sync_kind *k);
 /* an unnamed object of a registered kind, with its word, max and ext */
 NSPA_HIDDEN int nspa__obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, nspa_obj_t *out);
+/* move handle @from (an arena object's) to the free value @to: 0, -EBADF, -EEXIST, -EINVAL */
+NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to);
+/* the next handle at index *@i or above to an object of @type (0: none); *@i moves on */
+NSPA_HIDDEN nspa_obj_t nspa__handle_next(uint32_t *i, int type, uint32_t *flags);
 /* the object behind @h if it has type @type, else NULL (no reference taken) */
 NSPA_HIDDEN struct sobj *nspa__obj_lookup(nspa_obj_t h, int type);
 NSPA_HIDDEN void nspa__obj_priv(const struct sobj *o, uint32_t *max, uint32_t *ext);

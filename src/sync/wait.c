@@ -17,6 +17,7 @@
 #include "rt/rt_internal.h"
 
 #define FAST_MISS       1
+#define WAIT_RESTART    2       /* wait_slow: resolve the handles again (an object grew) */
 #define PI_DELAY_NS     20000ull     /* a real-time waiter boosts the owner after 20 us */
 
 /* The calling thread's key: 100 + its real-time priority, or 0; read from the kernel at
@@ -86,7 +87,12 @@ static inline int take_fast_common(struct sobj *o, uint64_t *w)
                ? 1 : 2;
 }
 
-static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
+static int take_fast_kind(struct sobj *o, uint64_t w, uint32_t owner, uint64_t timeout, int spin);
+
+/* Inline, and a leaf for events and semaphores: the uncontended wait costs no call and
+ * no saved registers (the triple of nspa-bench sync measures this). Mutexes and the
+ * other kinds go through take_fast_kind, out of line. */
+static inline int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
 {
     uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
     for (;;) {
@@ -95,8 +101,13 @@ static int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
         if (__builtin_expect(c == 1, 1)) return 0;
         if (c == 2) continue;                      /* lost a race: look again */
         if (c == 0) return timeout == 0 ? -ETIMEDOUT : FAST_MISS;
-        break;
+        return take_fast_kind(o, w, owner, timeout, spin);
     }
+}
+
+static __attribute__((noinline)) int take_fast_kind(struct sobj *o, uint64_t w, uint32_t owner, uint64_t timeout,
+                                                    int spin)
+{
     uint8_t ty = __atomic_load_n(&o->type, __ATOMIC_RELAXED);
     const struct sync_kind *k = sync_kind_of(ty);
     if (!k) return ty == OBJ_FORWARD ? FAST_MISS : -EBADF;   /* grown meanwhile: slow path */
@@ -271,7 +282,15 @@ static int ended_result(struct nspa_wait_args *args, uint32_t v)
     return (v & W_ABANDONED) ? -EOWNERDEAD : 0;
 }
 
-/* Queue, be served, sleep, leave. */
+static int any_forwarder(struct sobj *const *objs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (__atomic_load_n(&objs[i]->type, __ATOMIC_ACQUIRE) == OBJ_FORWARD) return 1;
+    return 0;
+}
+
+/* Queue, be served, sleep, leave. WAIT_RESTART: an object of the wait grew into the
+ * region meanwhile (inherit.c, obj_promote); the caller resolves the handles again. */
 static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct sobj **objs, uint32_t count,
                      int has_alert, int all)
 {
@@ -344,6 +363,17 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
     for (;;) {
         v = atomic_load_explicit(&t->futex, memory_order_acquire);
         if (v & W_ENDED) break;
+        if (any_forwarder(objs, n)) {
+            /* an object grew into the region (obj_promote poked us; looked at on every
+             * round, so a poke before `seen` was read is not lost): leave every queue,
+             * as a timeout does, and start again on the new object */
+            if (atomic_compare_exchange_strong(&t->futex, &v, v | W_TIMEDOUT)) {
+                wait_unqueue(t, 0);
+                if (boosted || (key && pi_enabled())) boost_owners(objs, count);
+                return WAIT_RESTART;
+            }
+            continue;                        /* granted meanwhile: that stands */
+        }
         if ((v & W_POKE_MASK) != seen) {
             /* poked: an object may be ready for a wait-all, an owner changed, fork */
             seen = v & W_POKE_MASK;
@@ -488,7 +518,17 @@ static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct 
     return wait_slow(me, args, objs, count, args->alert != 0, all);
 }
 
+static int do_wait_once(struct nspa_wait_args *args, int all);
+
 static int do_wait(struct nspa_wait_args *args, int all)
+{
+    int r;
+    while ((r = do_wait_once(args, all)) == WAIT_RESTART)
+        ;                                    /* the deadline is absolute: it carries over */
+    return r;
+}
+
+static int do_wait_once(struct nspa_wait_args *args, int all)
 {
     if (!args) return -EFAULT;
     /* owner 0 is a valid owner for a wait, as in ntsync (only unlock and kill refuse it) */
@@ -571,11 +611,29 @@ NSPA_HIDDEN void nspa__set_proc_wait_hook(int (*fn)(nspa_obj_t h, uint64_t timeo
 }
 
 /* internal: WaitForSingleObject's path, without building a request */
+static __attribute__((noinline)) int wait_single_slow(nspa_obj_t h, struct sobj *o, uint64_t timeout);
+
 NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
+{
+    /* an event or a semaphore that is free needs neither the thread's record nor a
+     * call: the common uncontended wait is this much */
+    struct sobj *o = h_lookup(h);
+    if (__builtin_expect(o != NULL, 1)) {
+        uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
+        while (!(w & OBJ_CLAIMED)) {
+            int c = take_fast_common(o, &w);
+            if (__builtin_expect(c == 1, 1)) return 0;
+            if (c == 0 && timeout == 0) return -ETIMEDOUT;
+            if (c != 2) break;                     /* 2: lost a race, look again */
+        }
+    }
+    return wait_single_slow(h, o, timeout);
+}
+
+static int wait_single_slow(nspa_obj_t h, struct sobj *o, uint64_t timeout)
 {
     struct nspa_tls *me = self();
     if (!me) return -ENOMEM;
-    struct sobj *o = h_lookup(h);
     if (o) {
         int r = take_fast(o, me->tid, timeout, 1);
         if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, me->tid, 0, 1);

@@ -68,7 +68,9 @@ __attribute__((constructor)) static void kinds_init(void)
 
 NSPA_HIDDEN int obj_signaled_for(const struct sobj *o, uint64_t w, uint32_t owner)
 {
-    const struct sync_kind *k = sync_kind_of(o->type);
+    /* read without the object's lock by take_all's first look: the type may turn
+     * OBJ_FORWARD under it (obj_promote), which has no kind and is never signaled */
+    const struct sync_kind *k = sync_kind_of(__atomic_load_n(&o->type, __ATOMIC_RELAXED));
     return k && k->signaled(o, w, owner);
 }
 

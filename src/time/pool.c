@@ -393,6 +393,15 @@ NSPA_HIDDEN uint32_t tp_cancel_pending(struct tp_obj *o)
     return n;
 }
 
+NSPA_HIDDEN uint32_t tp_pending(struct tp_obj *o)
+{
+    struct tp_pool *p = o->pool;
+    EnterCriticalSection(&p->cs);
+    uint32_t n = PENDING(o);
+    LeaveCriticalSection(&p->cs);
+    return n;
+}
+
 NSPA_HIDDEN int tp_busy(struct tp_obj *o, int count_self)
 {
     struct tp_pool *p = o->pool;

@@ -102,6 +102,8 @@ NSPA_HIDDEN void tp_run_inline(struct tp_obj *o, uintptr_t arg);
  * caller's own */
 NSPA_HIDDEN uint32_t tp_cancel_pending(struct tp_obj *o);
 NSPA_HIDDEN void tp_wait_callbacks(struct tp_obj *o, int cancel);
+/* submissions of @o handed to the pool and not started yet */
+NSPA_HIDDEN uint32_t tp_pending(struct tp_obj *o);
 /* callbacks of @o running now (the caller's own one counted if @count_self) */
 NSPA_HIDDEN int tp_busy(struct tp_obj *o, int count_self);
 /* close: destroyed now if idle, else by the last callback; @done (a HANDLE or NULL)

@@ -16,7 +16,11 @@
  * (FALSE with ERROR_IO_PENDING while callbacks are outstanding), an event is set when
  * the last callback has returned, INVALID_HANDLE_VALUE waits for them (never for the
  * caller's own callback: deleting a timer from its own callback cannot deadlock).
- * Callbacks not yet started when the delete comes are cancelled.
+ * Callbacks not yet started when the delete comes are cancelled, except a timer-queue
+ * timer's under NULL or an event: as on Windows, a callback already handed to the pool
+ * still runs and counts as outstanding (Wine's test_timer_queue: a timer due at 0,
+ * deleted at once, reports ERROR_IO_PENDING and runs once). A timer due at 0 is handed
+ * to the pool by CreateTimerQueueTimer itself, as on Windows.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -95,11 +99,14 @@ static BOOL fail(DWORD e)
     return FALSE;
 }
 
-/* the end of every delete: see the header comment */
-static BOOL finish_delete(struct tp_obj *o, HANDLE ev)
+/* the end of every delete: see the header comment. @keep_queued: callbacks handed to
+ * the pool run (NULL and event modes of a timer-queue timer) */
+static BOOL finish_delete(struct tp_obj *o, HANDLE ev, int keep_queued)
 {
-    tp_cancel_pending(o);
-    int busy = tp_busy(o, 1);      /* the caller's own callback is outstanding too */
+    int queued = 0;
+    if (keep_queued && ev != INVALID_HANDLE_VALUE) queued = tp_pending(o) != 0;
+    else tp_cancel_pending(o);
+    int busy = tp_busy(o, 1) || queued;   /* the caller's own callback is outstanding too */
     if (ev == INVALID_HANDLE_VALUE) {
         tp_wait_callbacks(o, 0);
         tp_obj_close(o, NULL);
@@ -187,7 +194,7 @@ NSPA_EXPORT BOOL WINAPI UnregisterWaitEx(HANDLE wh, HANDLE ev)
     struct lwait *w = lh_get(wh, LH_WAIT, 1);
     if (!w) return fail(ERROR_INVALID_HANDLE);
     wsvc_remove(&w->r);
-    return finish_delete(&w->o, ev);
+    return finish_delete(&w->o, ev, 0);
 }
 
 NSPA_EXPORT BOOL WINAPI UnregisterWait(HANDLE wh) { return UnregisterWaitEx(wh, NULL); }
@@ -210,6 +217,7 @@ struct qtimer {
     struct tsvc_ent e;
     struct tqueue *q;
     struct qtimer *next, *prev;
+    int spent;                           /* atomic: a one-shot timer that fired */
 };
 
 static struct tqueue default_queue;
@@ -233,6 +241,7 @@ static void qtimer_invoke(struct tp_obj *o, struct tp_inst *i, uintptr_t arg)
 static int qtimer_fire(struct tsvc_ent *e, uint64_t now)
 {
     struct qtimer *t = (struct qtimer *)((char *)e - offsetof(struct qtimer, e));
+    if (!e->period) __atomic_store_n(&t->spent, 1, __ATOMIC_RELEASE);
     tp_submit(&t->o, 0);
     return 1;
 }
@@ -342,8 +351,17 @@ NSPA_EXPORT BOOL WINAPI CreateTimerQueueTimer(PHANDLE out, HANDLE queue, WAITORT
         free(t);
         return fail(dead ? ERROR_INVALID_HANDLE : ERROR_NOT_ENOUGH_MEMORY);
     }
-    set_due(t, due_ms, period_ms, !!(flags & WT_EXECUTEONLYONCE));
+    int once = !!(flags & WT_EXECUTEONLYONCE) || !period_ms;
     *out = h;
+    if (!due_ms) {
+        /* due now: handed to the pool here, as Windows does (a delete that follows at
+         * once finds it outstanding); a one-shot timer is then done */
+        if (once) __atomic_store_n(&t->spent, 1, __ATOMIC_RELEASE);
+        tp_submit(&t->o, 0);
+        if (once) return TRUE;
+        due_ms = period_ms;
+    }
+    set_due(t, due_ms, period_ms, once);
     if (tsvc_add(&t->e)) {
         DeleteTimerQueueTimer(queue, h, INVALID_HANDLE_VALUE);
         return fail(ERROR_NOT_ENOUGH_MEMORY);
@@ -351,12 +369,15 @@ NSPA_EXPORT BOOL WINAPI CreateTimerQueueTimer(PHANDLE out, HANDLE queue, WAITORT
     return TRUE;
 }
 
-/* (a change of a one-shot timer that already fired re-arms it, as Wine does) */
+/* A one-shot timer that fired is done: a change of it succeeds and does nothing, as on
+ * Windows (Wine's test_timer_queue: a one-shot timer re-timing itself from its own
+ * callback runs once; Wine's RtlUpdateTimer the same). */
 NSPA_EXPORT BOOL WINAPI ChangeTimerQueueTimer(HANDLE queue, HANDLE timer, ULONG due_ms, ULONG period_ms)
 {
     struct qtimer *t = lh_get(timer, LH_TIMER, 0);
     if (!t || (queue && !queue_of(queue))) return fail(ERROR_INVALID_HANDLE);
-    tsvc_remove(&t->e);
+    tsvc_remove(&t->e);                  /* from here the service does not fire it */
+    if (__atomic_load_n(&t->spent, __ATOMIC_ACQUIRE)) return TRUE;
     set_due(t, due_ms, period_ms, 0);
     if (tsvc_add(&t->e)) return fail(ERROR_NOT_ENOUGH_MEMORY);
     return TRUE;
@@ -379,7 +400,7 @@ NSPA_EXPORT BOOL WINAPI DeleteTimerQueueTimer(HANDLE queue, HANDLE timer, HANDLE
     if (!t) return fail(ERROR_INVALID_HANDLE);
     queue_unlink(t->q, t);
     tsvc_remove(&t->e);
-    return finish_delete(&t->o, ev);
+    return finish_delete(&t->o, ev, 1);
 }
 
 NSPA_EXPORT BOOL WINAPI DeleteTimerQueueEx(HANDLE queue, HANDLE ev)
@@ -401,7 +422,8 @@ NSPA_EXPORT BOOL WINAPI DeleteTimerQueueEx(HANDLE queue, HANDLE ev)
         t->next = t->prev = NULL;
         LeaveCriticalSection(&q->cs);
         tsvc_remove(&t->e);
-        tp_cancel_pending(&t->o);
+        if (ev == INVALID_HANDLE_VALUE) tp_cancel_pending(&t->o);
+        else busy |= tp_pending(&t->o) != 0;      /* handed to the pool: it runs */
         busy |= tp_busy(&t->o, 1);
         if (ev == INVALID_HANDLE_VALUE) tp_wait_callbacks(&t->o, 0);
         tp_obj_close(&t->o, NULL);

@@ -19,60 +19,57 @@
 
 static inline nspa_obj_t H(HANDLE h) { return (nspa_obj_t)(uintptr_t)h; }
 
-static HANDLE create_timer(LPCSTR name, DWORD flags)
+/* over NtCreateTimer / NtOpenTimer, with kernel32's name rules (src/win32/synch.c).
+ * @sa's bInheritHandle (OBJ_INHERIT) marks the handle inheritable: an unnamed timer
+ * grows into the namespace region when a child inherits it (docs/process.md), and this
+ * process's timer service goes on firing it there; Open's bInheritHandle likewise. */
+static HANDLE create_timer(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags)
 {
     if (flags & ~(CREATE_WAITABLE_TIMER_MANUAL_RESET | CREATE_WAITABLE_TIMER_HIGH_RESOLUTION)) {
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
-    DWORD err;
-    const char *n = nspa__win32_name_a(name, &err);
-    if (err) {
-        SetLastError(err);
+    struct nspa_obj_name n;
+    DWORD e = nspa__win32_obj_attr(&n, w, a, OBJ_OPENIF | (sa && sa->bInheritHandle ? OBJ_INHERIT : 0), 0);
+    if (e) {
+        SetLastError(e);
         return NULL;
     }
     /* every timer is high resolution here: the service sleeps until the exact due time */
-    nspa_obj_t h = 0;
-    int r = nspa_create_timer(!!(flags & CREATE_WAITABLE_TIMER_MANUAL_RESET), n, &h);
-    return nspa__win32_created(r, h);
+    HANDLE h = NULL;
+    NTSTATUS s = NtCreateTimer(&h, TIMER_ALL_ACCESS, &n.attr,
+                               flags & CREATE_WAITABLE_TIMER_MANUAL_RESET ? NotificationTimer : SynchronizationTimer);
+    return nspa__win32_created(s, h);
 }
-
-#define NAME_W(namew, buf) \
-    char buf[NSPA_MAX_NAME + 8]; const char *buf##_p = NULL; \
-    if (namew) { DWORD e_ = nspa__win32_name_w(namew, buf, sizeof(buf)); \
-        if (e_) { SetLastError(e_); return NULL; } buf##_p = buf; }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerA(LPSECURITY_ATTRIBUTES sa, BOOL manual, LPCSTR name)
 {
-    return create_timer(name, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
+    return create_timer(sa, NULL, name, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerW(LPSECURITY_ATTRIBUTES sa, BOOL manual, LPCWSTR name)
 {
-    NAME_W(name, n);
-    return create_timer(n_p, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
+    return create_timer(sa, name, NULL, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
 {
-    return create_timer(name, flags);
+    return create_timer(sa, NULL, name, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
 {
-    NAME_W(name, n);
-    return create_timer(n_p, flags);
+    return create_timer(sa, name, NULL, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenWaitableTimerA(DWORD access, BOOL inherit, LPCSTR name)
 {
-    return nspa__win32_open_named(NSPA_TYPE_TIMER, name);
+    return nspa__win32_open(NtOpenTimer, access, inherit, NULL, name);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenWaitableTimerW(DWORD access, BOOL inherit, LPCWSTR name)
 {
-    NAME_W(name, n);
-    return nspa__win32_open_named(NSPA_TYPE_TIMER, n_p);
+    return nspa__win32_open(NtOpenTimer, access, inherit, name, NULL);
 }
 
 /* ---- completion routines: an APC to the setting thread at each expiry ------------ */

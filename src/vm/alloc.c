@@ -417,28 +417,37 @@ NSPA_EXPORT int nspa_vm_reset_write_watch(void *base, size_t size)
     return 0;
 }
 
-NSPA_EXPORT void nspa_vm_before_kernel_write(void *addr, size_t len)
+NSPA_EXPORT int nspa_vm_before_kernel_write(void *addr, size_t len)
 {
     /* The kernel writing into a watched page that is not dirty would get EFAULT (the page
      * is write-protected to catch the first user write): count the write now and open
-     * the pages, as the first fault would. */
-    if (!len) return;
+     * the pages, as the first fault would (Windows counts the whole buffer of a read
+     * as written when the read is issued). A guard page in the buffer: as in a system
+     * service on Windows, the guard goes (one-shot, no exception is raised) and the
+     * call fails (-EFAULT: ERROR_NOACCESS); the next call gets through. */
+    if (!len || !vm_faults_installed()) return 0;
     uintptr_t a = pg_down((uintptr_t)addr), end = pg_up((uintptr_t)addr + len);
+    int guard = 0;
     vm_read_enter();
     while (a < end) {
         struct vm_rec *r = vm_find(a);
-        if (!r) { a += VM_PAGE; continue; }
+        if (!r) {
+            a = (a + VM_GRAN) & ~(uintptr_t)(VM_GRAN - 1);   /* records cover whole granules */
+            continue;
+        }
         uintptr_t stop = end < r->base + r->size ? end : r->base + r->size;
-        if (r->flags & VR_WRITE_WATCH) {
-            for (size_t i = (a - r->base) / VM_PAGE; i < (stop - r->base) / VM_PAGE; i++) {
-                uint16_t ps = atomic_load(&r->pages[i]);
-                if ((ps & PS_COMMIT) && !(ps & PS_DIRTY)) {
-                    atomic_fetch_or(&r->pages[i], PS_DIRTY);
-                    vm_sync_page(r, i);
-                }
+        for (size_t i = (a - r->base) / VM_PAGE; i < (stop - r->base) / VM_PAGE; i++) {
+            uint16_t ps = atomic_load(&r->pages[i]);
+            while ((ps & PS_COMMIT) && ((ps & PS_GUARD) || ((r->flags & VR_WRITE_WATCH) && !(ps & PS_DIRTY)))) {
+                uint16_t want = (ps & PS_GUARD) ? ps & ~PS_GUARD : ps | PS_DIRTY;
+                if (!atomic_compare_exchange_weak(&r->pages[i], &ps, want)) continue;
+                if (ps & PS_GUARD) guard = 1;   /* ours: the CAS winner reports it */
+                vm_sync_page(r, i);
+                break;
             }
         }
         a = stop;
     }
     vm_read_exit();
+    return guard ? -EFAULT : 0;
 }

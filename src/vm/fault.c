@@ -37,6 +37,10 @@
 static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP };
 static struct sigaction prev[NSIG];
 static _Atomic int installed;                /* 2 once the handlers are in */
+
+/* a guard page or a write watch can exist only once the handlers are in (alloc.c
+ * installs them first): nspa_vm_before_kernel_write's one-load fast path */
+NSPA_HIDDEN int vm_faults_installed(void) { return atomic_load_explicit(&installed, memory_order_acquire) == 2; }
 static pthread_key_t alt_key;
 
 static __thread void *alt_mem;               /* our alternate stack, if we made one */

@@ -124,6 +124,7 @@ NSPA_HIDDEN int vm_add_record(void *base, size_t size, uint32_t alloc_prot, uint
 /* ---- faults and exceptions (fault.c, except.c) ------------------------------------------ */
 /* install the process's fault handlers once (idempotent, thread-safe); 0 or -errno */
 NSPA_HIDDEN int vm_fault_install(void);
+NSPA_HIDDEN int vm_faults_installed(void);   /* 1 once guard pages / watches may exist */
 /* give the calling thread its alternate signal stack if it has none (idempotent) */
 NSPA_HIDDEN void vm_thread_altstack(void);
 /* what the fault path decided about a fault in a table region */

@@ -1,13 +1,13 @@
-/* Win32 file mappings over nspa_vm_section_* (section.c). */
+/* Win32 file mappings over nspa_vm_section_* (section.c); a file handle's descriptor
+ * comes from the I/O layer (src/io). */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "vm/vm_internal.h"
 #include "nspa/win32/windows.h"
 #include "nspa/win32/memoryapi.h"
-
-#ifndef ERROR_MAPPED_ALIGNMENT
-#define ERROR_MAPPED_ALIGNMENT 1132
-#endif
+#include "io/io_api.h"
 
 static const char *strip_local(const char *n)
 {
@@ -22,18 +22,44 @@ static DWORD name_a(LPCWSTR w, char *buf, int cap)
     return n > 0 ? 0 : GetLastError() == ERROR_INSUFFICIENT_BUFFER ? ERROR_FILENAME_EXCED_RANGE : ERROR_INVALID_NAME;
 }
 
+/* CreateFileMapping over a file handle: NT's answers before anything is made. *fd: a
+ * copy of the file's descriptor (the caller closes it). */
+static DWORD file_checks(HANDLE file, DWORD prot, uint64_t size, int *fd)
+{
+    int can_write = 0;
+    int r = io_file_dup_fd((uint32_t)(uintptr_t)file & ~3u, fd, &can_write);
+    if (r) return r == -EACCES ? ERROR_ACCESS_DENIED : ERROR_INVALID_HANDLE;
+    DWORD base = prot & 0xff, e = 0;
+    int wants_write = base == PAGE_READWRITE || base == PAGE_EXECUTE_READWRITE;
+    struct stat st;
+    if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode)) e = ERROR_INVALID_HANDLE;   /* pipes, sockets */
+    else if (wants_write && !can_write) e = ERROR_ACCESS_DENIED;    /* a GENERIC_READ-only handle */
+    else if (!size && !st.st_size) e = ERROR_FILE_INVALID;         /* STATUS_MAPPED_FILE_SIZE_ZERO */
+    else if (size > (uint64_t)st.st_size && !wants_write) e = ERROR_NOT_ENOUGH_MEMORY;   /* SECTION_TOO_BIG */
+    if (e) {
+        close(*fd);
+        *fd = -1;
+    }
+    return e;
+}
+
 NSPA_EXPORT HANDLE WINAPI CreateFileMappingA(HANDLE file, LPSECURITY_ATTRIBUTES sa, DWORD prot,
                                              DWORD size_high, DWORD size_low, LPCSTR name)
 {
-    if (file != INVALID_HANDLE_VALUE) {
-        /* file HANDLEs come with the I/O layer; nspa_vm_section_create takes an fd */
-        SetLastError(ERROR_INVALID_HANDLE);
-        return NULL;
-    }
     if (name && !*name) name = NULL;
     nspa_obj_t h = 0;
     uint64_t size = ((uint64_t)size_high << 32) | size_low;
-    int r = nspa_vm_section_create(-1, size, prot, name ? strip_local(name) : NULL, &h);
+    int fd = -1;
+    if (file != INVALID_HANDLE_VALUE) {
+        /* a file of the I/O layer (CreateFile): its descriptor, with NT's checks first */
+        DWORD e = file_checks(file, prot, size, &fd);
+        if (e) {
+            SetLastError(e);
+            return NULL;
+        }
+    }
+    int r = nspa_vm_section_create(fd, size, prot, name ? strip_local(name) : NULL, &h);
+    if (fd >= 0) close(fd);                    /* the section keeps its own copy */
     if (r < 0) {
         SetLastError(r == -EEXIST ? ERROR_INVALID_HANDLE : vm_win32_error(r));
         return NULL;

@@ -17,6 +17,10 @@
  * priority, no PI boost, no RT promotion is inherited by accident; RT mode passes through
  * NSPA_RT_PRIO in the environment, which the child's NSPA runtime reads).
  *
+ * Files, sockets and pipes (inherited ones, and STARTUPINFO's standard handles with
+ * STARTF_USESTDHANDLES) reach the child as descriptors that src/io/inherit.c prepares:
+ * dup2s in the child before the exec, and environment entries its runtime reads.
+ *
  * CREATE_SUSPENDED: the child is a plain clone3(CLONE_PIDFD) copy that stops itself
  * (SIGSTOP) before it execs; ResumeThread on its thread handle sends SIGCONT. The
  * program has not run any of its code until then, NSPA program or not.
@@ -42,6 +46,7 @@
 #include "common/export.h"
 #include "win32/win32_private.h"
 #include "win32/process_private.h"
+#include "io/io_api.h"
 
 extern char **environ;
 
@@ -220,7 +225,9 @@ static int build_env(struct strv *env, const void *block, int unicode, const cha
         if (v && !strv_has(env, pass_down[i]) && strv_add(env, kv(pass_down[i], v))) return -1;
     }
     for (size_t i = 0; i < env->n; i++) {             /* never a stale one of ours */
-        if (strncmp(env->v[i], "NSPA_INHERIT=", 13)) continue;
+        if (strncmp(env->v[i], "NSPA_INHERIT=", 13) && strncmp(env->v[i], "NSPA_IOINHERIT=", 15) &&
+            strncmp(env->v[i], "NSPA_STDH=", 10))
+            continue;
         free(env->v[i]);
         env->v[i] = env->v[--env->n];
         env->v[env->n] = NULL;
@@ -235,6 +242,7 @@ struct spawn_req {
     const char *path, *cwd;
     char **argv, **envp;
     int new_group, suspended, reset_sched;
+    const struct io_spawn *io;          /* descriptors for the child (src/io/inherit.c) */
 };
 
 static DWORD errno_to_win32(int e)
@@ -274,6 +282,14 @@ static int spawn_plain(const struct spawn_req *q, pid_t *pid)
     }
     posix_spawnattr_setflags(&at, flags);
     if (q->cwd) posix_spawn_file_actions_addchdir_np(&fa, q->cwd);
+    /* inherited files and the standard handles: dup2 onto itself keeps a descriptor
+     * across exec (glibc clears its close-on-exec flag), onto 0..2 sets a stream */
+    for (uint32_t i = 0; i < q->io->n; i++)
+        if (posix_spawn_file_actions_adddup2(&fa, q->io->fds[i].src, q->io->fds[i].dst)) {
+            posix_spawn_file_actions_destroy(&fa);
+            posix_spawnattr_destroy(&at);
+            return -ENOMEM;
+        }
     int r = posix_spawn(pid, q->path, &fa, &at, q->argv, q->envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
@@ -304,6 +320,10 @@ static int spawn_suspended(const struct spawn_req *q, pid_t *pid, int *pidfd)
             sched_setscheduler(0, SCHED_OTHER, &sp);
         }
         if (q->new_group) setpgid(0, 0);
+        for (uint32_t i = 0; i < q->io->n; i++) {
+            int src = q->io->fds[i].src, dst = q->io->fds[i].dst;
+            if (src == dst ? fcntl(src, F_SETFD, 0) < 0 : dup2(src, dst) < 0) _exit(127);
+        }
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
@@ -344,14 +364,6 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
         SetLastError(ERROR_INVALID_PARAMETER);       /* debugging, jobs: not supported */
         return FALSE;
     }
-    if (stdh) {
-        /* NSPA has no file handles yet: only "none" can be given */
-        for (int i = 0; i < 3; i++)
-            if (stdh[i] && stdh[i] != INVALID_HANDLE_VALUE) {
-                SetLastError(ERROR_INVALID_HANDLE);
-                return FALSE;
-            }
-    }
     char *owned_cmd = NULL;
     if (!cmd || !*cmd) {
         /* the command line is the application name, quoted when it has blanks */
@@ -366,6 +378,7 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
     }
     BOOL ok = FALSE;
     struct strv envv = { 0 };
+    struct io_spawn ios = { 0 };
     char **argv = NULL;
     char path[PATH_MAX];
     DWORD err = strlen(cmd) >= CMDLINE_MAX ? ERROR_FILENAME_EXCED_RANGE : 0;
@@ -377,6 +390,19 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
     if (!err && !(argv = nspa__split_cmdline(cmd, NULL))) err = ERROR_NOT_ENOUGH_MEMORY;
     if (!err && build_env(&envv, env, (flags & CREATE_UNICODE_ENVIRONMENT) != 0, cmd)) err = ERROR_NOT_ENOUGH_MEMORY;
     if (err) goto out;
+    /* files, sockets, pipes: their descriptors (src/io/inherit.c) */
+    uint32_t std32[3];
+    if (stdh)
+        for (int i = 0; i < 3; i++) std32[i] = stdh[i] == INVALID_HANDLE_VALUE ? UINT32_MAX : (uint32_t)(uintptr_t)stdh[i];
+    int ior = io_spawn_prepare(&ios, stdh ? std32 : NULL, inherit != 0);
+    if (ior) {
+        err = ior == -ENOMEM ? ERROR_NOT_ENOUGH_MEMORY : ERROR_TOO_MANY_OPEN_FILES;
+        goto out;
+    }
+    if ((ios.env && strv_add(&envv, strdup(ios.env))) || (ios.stdenv && strv_add(&envv, strdup(ios.stdenv)))) {
+        err = ERROR_NOT_ENOUGH_MEMORY;
+        goto out;
+    }
     /* inheritable handles go to the child through a slot of the namespace (inherit.c) */
     uint32_t slot = UINT32_MAX;
     if (inherit && nspa__handoff_prepare(&slot) == 0) {
@@ -393,10 +419,12 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
         .new_group = (flags & CREATE_NEW_PROCESS_GROUP) != 0,
         .suspended = (flags & CREATE_SUSPENDED) != 0,
         .reset_sched = nspa_thread_is_rt() || sched_getscheduler(0) != SCHED_OTHER,
+        .io = &ios,
     };
     pid_t pid = 0;
     int pidfd = -1;
     int r = q.suspended ? spawn_suspended(&q, &pid, &pidfd) : spawn_plain(&q, &pid);
+    io_spawn_done(&ios);                   /* the child has its copies (or failed) */
     if (r) {
         if (slot != UINT32_MAX) nspa__handoff_cancel(slot);
         err = errno_to_win32(-r);
@@ -423,6 +451,7 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
     pi->dwThreadId = (DWORD)pid;           /* a Linux process's main thread id is its pid */
     ok = TRUE;
 out:
+    io_spawn_done(&ios);
     if (argv) nspa__free_argv(argv);
     strv_free(&envv);
     free(owned_cmd);
@@ -472,16 +501,30 @@ NSPA_EXPORT BOOL WINAPI CreateProcessW(LPCWSTR app, LPWSTR cmdline, LPSECURITY_A
     return ok;
 }
 
+/* With STARTF_USESTDHANDLES from the parent: the flag and the standard handles (the
+ * values GetStdHandle answers with), as NT's process parameters keep them. */
 NSPA_EXPORT void WINAPI GetStartupInfoA(LPSTARTUPINFOA si)
 {
     if (!si) return;
     memset(si, 0, sizeof(*si));
     si->cb = sizeof(*si);
+    if (io_startup_std()) {
+        si->dwFlags = STARTF_USESTDHANDLES;
+        si->hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+        si->hStdOutput = GetStdHandle(STD_OUTPUT_HANDLE);
+        si->hStdError = GetStdHandle(STD_ERROR_HANDLE);
+    }
 }
 
 NSPA_EXPORT void WINAPI GetStartupInfoW(LPSTARTUPINFOW si)
 {
     if (!si) return;
+    STARTUPINFOA a;
+    GetStartupInfoA(&a);
     memset(si, 0, sizeof(*si));
     si->cb = sizeof(*si);
+    si->dwFlags = a.dwFlags;
+    si->hStdInput = a.hStdInput;
+    si->hStdOutput = a.hStdOutput;
+    si->hStdError = a.hStdError;
 }

@@ -1,15 +1,20 @@
 /*
- * Win32 sync objects and waits over the nspa_ API (include/nspa/sync.h).
+ * Win32 sync objects, handles and waits.
  *
+ * The object calls are kernel32's shape: argument translation (a name as the NT path
+ * in OBJECT_ATTRIBUTES, on the stack; BOOLs; ms timeouts as LARGE_INTEGERs), one Nt*
+ * call of the NT native layer (src/nt/), and RtlNtStatusToDosError into the last error
+ * (docs/nt.md). The waits are NtWaitFor* too (one wait function for both layers,
+ * nspa__win32_wait); WaitForSingleObject keeps a short path for the common case.
  * HANDLE values are nspa handles (multiples of 4), so the mapping costs nothing.
- * Errors map as kernel32 maps NTSTATUS: a bad or closed handle and a handle of the
- * wrong type are ERROR_INVALID_HANDLE; see docs/sync.md for the whole table.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <uchar.h>
 #include "nspa/sync.h"
+#include "nspa/unicode.h"
 #include "nspa/win32/windows.h"
 #include "common/export.h"
 #include "win32/win32_private.h"
@@ -37,313 +42,257 @@ DWORD nspa_win32_error(int err)
 
 static inline nspa_obj_t H(HANDLE h) { return nspa__win32_h(h); }
 
+/* The Win32 end of an Nt* call: TRUE, or FALSE with the status's Win32 error. */
+static inline BOOL nt_ok(NTSTATUS s)
+{
+    if (likely(s == STATUS_SUCCESS)) return TRUE;
+    SetLastError(RtlNtStatusToDosError(s));
+    return FALSE;
+}
+
 static inline BOOL fail(DWORD err)
 {
     SetLastError(err);
     return FALSE;
 }
 
-/* Object names: UTF-16 names become UTF-8 (unpaired surrogates as U+FFFD); "Local\"
- * names the same (session) namespace as no prefix. Returns 0 or an error. */
-static DWORD name_from_w(LPCWSTR w, char *out, size_t cap)
+static inline HANDLE fail_h(DWORD err)
 {
-    size_t o = 0;
-    for (size_t i = 0; w[i]; i++) {
-        uint32_t c = w[i];
-        if (c >= 0xD800 && c <= 0xDBFF && w[i + 1] >= 0xDC00 && w[i + 1] <= 0xDFFF) {
-            c = 0x10000 + ((c - 0xD800) << 10) + (w[i + 1] - 0xDC00);
-            i++;
-        } else if (c >= 0xD800 && c <= 0xDFFF) {
-            c = 0xFFFD;
-        }
-        if (i >= MAX_PATH || o + 4 >= cap) return ERROR_FILENAME_EXCED_RANGE;
-        if (c < 0x80) out[o++] = (char)c;
-        else if (c < 0x800) { out[o++] = (char)(0xC0 | (c >> 6)); out[o++] = (char)(0x80 | (c & 0x3F)); }
-        else if (c < 0x10000) {
-            out[o++] = (char)(0xE0 | (c >> 12)); out[o++] = (char)(0x80 | ((c >> 6) & 0x3F));
-            out[o++] = (char)(0x80 | (c & 0x3F));
-        } else {
-            out[o++] = (char)(0xF0 | (c >> 18)); out[o++] = (char)(0x80 | ((c >> 12) & 0x3F));
-            out[o++] = (char)(0x80 | ((c >> 6) & 0x3F)); out[o++] = (char)(0x80 | (c & 0x3F));
-        }
+    SetLastError(err);
+    return NULL;
+}
+
+/* ---- names: kernel32's object names as the NT paths it gives NtCreate* / NtOpen* ----
+ *
+ * kernel32 names an object "X" in its session's \Sessions\<n>\BaseNamedObjects
+ * directory, where "Local\" and "Global\" are links (docs/nt.md: "X" and "Local\X" are
+ * one object, "Global\X" another). The path is built on the caller's stack (struct
+ * nspa_obj_name): no allocation. A names are UTF-8 here (kernel32: the ANSI code page),
+ * converted with Windows' replacement rules. A name longer than MAX_PATH units fails
+ * with ERROR_FILENAME_EXCED_RANGE, as kernel32 converts A names into a MAX_PATH buffer
+ * (W names get the same limit). Any other backslash names a directory NSPA does not
+ * have: ERROR_PATH_NOT_FOUND, as on Windows. */
+
+static const char16_t session_dir[] = u"\\Sessions\\1\\BaseNamedObjects\\";
+_Static_assert(NSPA__OBJ_DIR_UNITS == sizeof(session_dir) / 2 - 1, "nspa_obj_name's prefix size");
+
+NSPA_HIDDEN DWORD nspa__win32_obj_attr(struct nspa_obj_name *n, LPCWSTR w, LPCSTR a, ULONG attributes, int open)
+{
+    size_t len = 0;
+    WCHAR *dst = n->buf + NSPA__OBJ_DIR_UNITS;
+    InitializeObjectAttributes(&n->attr, NULL, attributes, NULL, NULL);
+    if (w) {
+        for (; w[len]; len++)
+            if (len >= MAX_PATH) return ERROR_FILENAME_EXCED_RANGE;
+        memcpy(dst, w, len * sizeof(WCHAR));
+    } else if (a) {
+        unsigned st = 0;
+        len = nspa_utf8_to_utf16(a, strlen(a), dst, MAX_PATH, &st);
+        if (st & NSPA_UNICODE_TRUNCATED) return ERROR_FILENAME_EXCED_RANGE;
+    } else {
+        return 0;                          /* unnamed */
     }
-    out[o] = 0;
+    if (!len && !open) return 0;           /* Create*("") makes an unnamed object */
+    memcpy(n->buf, session_dir, NSPA__OBJ_DIR_UNITS * sizeof(WCHAR));
+    n->str.Length = n->str.MaximumLength = (USHORT)((NSPA__OBJ_DIR_UNITS + len) * sizeof(WCHAR));
+    n->str.Buffer = n->buf;
+    n->attr.ObjectName = &n->str;
     return 0;
 }
 
-/* kernel32 converts an A name into a MAX_PATH buffer of UTF-16 units, and a longer
- * name fails with ERROR_FILENAME_EXCED_RANGE; W names get the same limit above. (A
- * names are UTF-8 here.) Without this check a long A name reached nspa_create_*,
- * whose -EINVAL mapped to ERROR_INVALID_HANDLE. */
-static int a_name_too_long(const char *n)
+/* kernel32's attributes for a create: an existing name is opened; the handle is
+ * inheritable as SECURITY_ATTRIBUTES.bInheritHandle says (the descriptor is ignored:
+ * NSPA has no access checks). */
+static ULONG create_attributes(const SECURITY_ATTRIBUTES *sa)
 {
-    size_t units = 0;
-    for (const unsigned char *p = (const unsigned char *)n; *p; p++) {
-        if ((*p & 0xC0) != 0x80) units++;   /* a lead byte: one unit ... */
-        if (*p >= 0xF0) units++;            /* ... two for a 4-byte sequence */
-        if (units > MAX_PATH) return 1;
-    }
-    return 0;
+    return OBJ_OPENIF | (sa && sa->bInheritHandle ? OBJ_INHERIT : 0);
 }
 
-#define CHECK_A_NAME(name) do { if ((name) && a_name_too_long(name)) { \
-        SetLastError(ERROR_FILENAME_EXCED_RANGE); return NULL; } } while (0)
-
-static const char *strip_local(const char *n)
+/* The end of a Create call: the handle, ERROR_ALREADY_EXISTS when an existing object
+ * was opened, else ERROR_SUCCESS; or NULL with the status's error. */
+NSPA_HIDDEN HANDLE nspa__win32_created(NTSTATUS s, HANDLE h)
 {
-    return strncmp(n, "Local\\", 6) == 0 ? n + 6 : n;
+    if (!NT_SUCCESS(s)) return fail_h(RtlNtStatusToDosError(s));
+    SetLastError(s == STATUS_OBJECT_NAME_EXISTS ? ERROR_ALREADY_EXISTS : ERROR_SUCCESS);
+    return h;
 }
 
-/* Common tail of the Create* calls: map the result, set the last error. */
-static HANDLE created(int r, nspa_obj_t h)
+/* Open*A/W: a name is required (ERROR_INVALID_PARAMETER); bInheritHandle is OBJ_INHERIT. */
+NSPA_HIDDEN HANDLE nspa__win32_open(nspa_nt_open_fn op, DWORD access, BOOL inherit, LPCWSTR w, LPCSTR a)
 {
-    if (r < 0) {
-        SetLastError(nspa_win32_error(r));
-        return NULL;
-    }
-    SetLastError(r == NSPA_EXISTED ? ERROR_ALREADY_EXISTS : ERROR_SUCCESS);
-    return (HANDLE)(uintptr_t)h;
-}
-
-#define NAME_W(namew, buf) \
-    char buf[NSPA_MAX_NAME + 8]; const char *buf##_p = NULL; \
-    if (namew) { DWORD e_ = name_from_w(namew, buf, sizeof(buf)); \
-        if (e_) { SetLastError(e_); return NULL; } buf##_p = buf; }
-
-/* Creation with the handle's inheritability (SECURITY_ATTRIBUTES.bInheritHandle): an
- * inheritable unnamed object is made in the namespace region at once, so that a child
- * can inherit it (docs/process.md); without a region it stays a process one. */
-static int create_obj(int type, const void *args, const char *name, LPSECURITY_ATTRIBUTES sa, nspa_obj_t *h)
-{
-    int inherit = sa && sa->bInheritHandle;
-    const char *n = name ? strip_local(name) : NULL;
-    int r = nspa__create_obj(type, args, n, inherit && !n, h);
-    if (r < 0 && inherit && !n && r != -EINVAL && r != -EFAULT) r = nspa__create_obj(type, args, NULL, 0, h);
-    if (r >= 0 && inherit) nspa_handle_set_flags(*h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
-    return r;
+    struct nspa_obj_name n;
+    HANDLE h = NULL;
+    if (!w && !a) return fail_h(ERROR_INVALID_PARAMETER);
+    DWORD e = nspa__win32_obj_attr(&n, w, a, inherit ? OBJ_INHERIT : 0, 1);
+    if (e) return fail_h(e);
+    NTSTATUS s = op(&h, access, &n.attr);
+    return s ? fail_h(RtlNtStatusToDosError(s)) : h;
 }
 
 /* ---- events ----------------------------------------------------------------------- */
 
-static HANDLE create_event(LPSECURITY_ATTRIBUTES sa, LPCSTR name, BOOL manual, BOOL initial)
+static HANDLE create_event(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, BOOL manual, BOOL initial)
 {
-    struct nspa_event_args a = { manual ? 1 : 0, initial ? 1 : 0 };
-    nspa_obj_t h = 0;
-    if (name && !*name) name = NULL;
-    CHECK_A_NAME(name);
-    int r = create_obj(NSPA_TYPE_EVENT, &a, name, sa, &h);
-    return created(r, h);   /* not created(f(&h), h): argument order is unspecified */
+    struct nspa_obj_name n;
+    HANDLE h = NULL;
+    DWORD e = nspa__win32_obj_attr(&n, w, a, create_attributes(sa), 0);
+    if (e) return fail_h(e);
+    NTSTATUS s = NtCreateEvent(&h, EVENT_ALL_ACCESS, &n.attr, manual ? NotificationEvent : SynchronizationEvent,
+                               initial ? TRUE : FALSE);
+    return nspa__win32_created(s, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventA(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCSTR name)
 {
-    return create_event(sa, name, manual, initial);
+    return create_event(sa, NULL, name, manual, initial);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventW(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCWSTR name)
 {
-    NAME_W(name, n);
-    return create_event(sa, n_p, manual, initial);
+    return create_event(sa, name, NULL, manual, initial);
+}
+
+static HANDLE create_event_ex(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags)
+{
+    if (flags & ~(CREATE_EVENT_MANUAL_RESET | CREATE_EVENT_INITIAL_SET)) return fail_h(ERROR_INVALID_PARAMETER);
+    return create_event(sa, w, a, !!(flags & CREATE_EVENT_MANUAL_RESET), !!(flags & CREATE_EVENT_INITIAL_SET));
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
 {
-    if (flags & ~(CREATE_EVENT_MANUAL_RESET | CREATE_EVENT_INITIAL_SET)) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return NULL;
-    }
-    return create_event(sa, name, !!(flags & CREATE_EVENT_MANUAL_RESET), !!(flags & CREATE_EVENT_INITIAL_SET));
+    return create_event_ex(sa, NULL, name, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
 {
-    NAME_W(name, n);
-    return CreateEventExA(sa, n_p, flags, access);
-}
-
-static HANDLE open_named(int type, LPCSTR name)
-{
-    if (!name) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return NULL;
-    }
-    CHECK_A_NAME(name);
-    nspa_obj_t h = 0;
-    int r = nspa_open(type, strip_local(name), &h);
-    if (r < 0) {
-        SetLastError(r == -EINVAL ? ERROR_INVALID_NAME : nspa_win32_error(r));
-        return NULL;
-    }
-    return (HANDLE)(uintptr_t)h;
+    return create_event_ex(sa, name, NULL, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenEventA(DWORD access, BOOL inherit, LPCSTR name)
 {
-    return open_named(NSPA_TYPE_EVENT, name);
+    return nspa__win32_open(NtOpenEvent, access, inherit, NULL, name);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenEventW(DWORD access, BOOL inherit, LPCWSTR name)
 {
-    NAME_W(name, n);
-    return open_named(NSPA_TYPE_EVENT, n_p);
+    return nspa__win32_open(NtOpenEvent, access, inherit, name, NULL);
 }
 
-NSPA_EXPORT BOOL WINAPI SetEvent(HANDLE h)
-{
-    int r = nspa_event_set(H(h), NULL);
-    return r ? fail(nspa_win32_error(r)) : TRUE;
-}
-
-NSPA_EXPORT BOOL WINAPI ResetEvent(HANDLE h)
-{
-    int r = nspa_event_reset(H(h), NULL);
-    return r ? fail(nspa_win32_error(r)) : TRUE;
-}
-
-NSPA_EXPORT BOOL WINAPI PulseEvent(HANDLE h)
-{
-    int r = nspa_event_pulse(H(h), NULL);
-    return r ? fail(nspa_win32_error(r)) : TRUE;
-}
+/* the hot calls: one Nt* call each, no system call when nobody waits */
+NSPA_EXPORT BOOL WINAPI SetEvent(HANDLE h) { return nt_ok(NtSetEvent(h, NULL)); }
+NSPA_EXPORT BOOL WINAPI ResetEvent(HANDLE h) { return nt_ok(NtResetEvent(h, NULL)); }
+NSPA_EXPORT BOOL WINAPI PulseEvent(HANDLE h) { return nt_ok(NtPulseEvent(h, NULL)); }
 
 /* ---- mutexes ---------------------------------------------------------------------- */
 
-static HANDLE create_mutex(LPSECURITY_ATTRIBUTES sa, LPCSTR name, BOOL owner)
+static HANDLE create_mutex(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, BOOL owner)
 {
-    nspa_obj_t h = 0;
-    if (name && !*name) name = NULL;
-    CHECK_A_NAME(name);
-    struct nspa_mutex_args a = { 0, 0 };
-    if (owner) {
-        a.owner = nspa_thread_id();
-        a.count = 1;
-    }
-    int r = create_obj(NSPA_TYPE_MUTEX, &a, name, sa, &h);
+    struct nspa_obj_name n;
+    HANDLE h = NULL;
+    DWORD e = nspa__win32_obj_attr(&n, w, a, create_attributes(sa), 0);
+    if (e) return fail_h(e);
     /* an existing named mutex is opened, not acquired (as on Windows) */
-    return created(r, h);
+    NTSTATUS s = NtCreateMutant(&h, MUTANT_ALL_ACCESS, &n.attr, owner ? TRUE : FALSE);
+    return nspa__win32_created(s, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexA(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCSTR name)
 {
-    return create_mutex(sa, name, owner);
+    return create_mutex(sa, NULL, name, owner);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexW(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCWSTR name)
 {
-    NAME_W(name, n);
-    return create_mutex(sa, n_p, owner);
+    return create_mutex(sa, name, NULL, owner);
+}
+
+static HANDLE create_mutex_ex(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags)
+{
+    if (flags & ~CREATE_MUTEX_INITIAL_OWNER) return fail_h(ERROR_INVALID_PARAMETER);
+    return create_mutex(sa, w, a, !!(flags & CREATE_MUTEX_INITIAL_OWNER));
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
 {
-    if (flags & ~CREATE_MUTEX_INITIAL_OWNER) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return NULL;
-    }
-    return create_mutex(sa, name, !!(flags & CREATE_MUTEX_INITIAL_OWNER));
+    return create_mutex_ex(sa, NULL, name, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
 {
-    NAME_W(name, n);
-    return CreateMutexExA(sa, n_p, flags, access);
+    return create_mutex_ex(sa, name, NULL, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenMutexA(DWORD access, BOOL inherit, LPCSTR name)
 {
-    return open_named(NSPA_TYPE_MUTEX, name);
+    return nspa__win32_open(NtOpenMutant, access, inherit, NULL, name);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenMutexW(DWORD access, BOOL inherit, LPCWSTR name)
 {
-    NAME_W(name, n);
-    return open_named(NSPA_TYPE_MUTEX, n_p);
+    return nspa__win32_open(NtOpenMutant, access, inherit, name, NULL);
 }
 
-NSPA_EXPORT BOOL WINAPI ReleaseMutex(HANDLE h)
-{
-    struct nspa_mutex_args a = { nspa_thread_id(), 0 };
-    int r = nspa_mutex_unlock(H(h), &a);
-    return r ? fail(nspa_win32_error(r)) : TRUE;
-}
+NSPA_EXPORT BOOL WINAPI ReleaseMutex(HANDLE h) { return nt_ok(NtReleaseMutant(h, NULL)); }
 
 /* ---- semaphores ------------------------------------------------------------------- */
 
-static HANDLE create_sem(LPSECURITY_ATTRIBUTES sa, LPCSTR name, LONG initial, LONG max)
+static HANDLE create_sem(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, LONG initial, LONG max, DWORD flags)
 {
-    if (max <= 0 || initial < 0 || initial > max) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return NULL;
-    }
-    nspa_obj_t h = 0;
-    if (name && !*name) name = NULL;
-    CHECK_A_NAME(name);
-    struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
-    int r = create_obj(NSPA_TYPE_SEM, &a, name, sa, &h);
-    return created(r, h);
+    struct nspa_obj_name n;
+    HANDLE h = NULL;
+    if (flags) return fail_h(ERROR_INVALID_PARAMETER);
+    DWORD e = nspa__win32_obj_attr(&n, w, a, create_attributes(sa), 0);
+    if (e) return fail_h(e);
+    /* max <= 0, initial < 0 or > max: STATUS_INVALID_PARAMETER */
+    NTSTATUS s = NtCreateSemaphore(&h, SEMAPHORE_ALL_ACCESS, &n.attr, initial, max);
+    return nspa__win32_created(s, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name)
 {
-    return create_sem(sa, name, initial, max);
+    return create_sem(sa, NULL, name, initial, max, 0);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name)
 {
-    NAME_W(name, n);
-    return create_sem(sa, n_p, initial, max);
+    return create_sem(sa, name, NULL, initial, max, 0);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name,
                                              DWORD flags, DWORD access)
 {
-    if (flags) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return NULL;
-    }
-    return create_sem(sa, name, initial, max);
+    return create_sem(sa, NULL, name, initial, max, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name,
                                              DWORD flags, DWORD access)
 {
-    NAME_W(name, n);
-    return CreateSemaphoreExA(sa, initial, max, n_p, flags, access);
+    return create_sem(sa, name, NULL, initial, max, flags);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenSemaphoreA(DWORD access, BOOL inherit, LPCSTR name)
 {
-    return open_named(NSPA_TYPE_SEM, name);
+    return nspa__win32_open(NtOpenSemaphore, access, inherit, NULL, name);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenSemaphoreW(DWORD access, BOOL inherit, LPCWSTR name)
 {
-    NAME_W(name, n);
-    return open_named(NSPA_TYPE_SEM, n_p);
+    return nspa__win32_open(NtOpenSemaphore, access, inherit, name, NULL);
 }
 
+/* A count <= 0 is STATUS_INVALID_PARAMETER there (as a ULONG it is 0 or above
+ * INT32_MAX); over the maximum STATUS_SEMAPHORE_LIMIT_EXCEEDED -> ERROR_TOO_MANY_POSTS. */
 NSPA_EXPORT BOOL WINAPI ReleaseSemaphore(HANDLE h, LONG count, LPLONG prev)
 {
-    /* NtReleaseSemaphore rejects a count <= 0 with STATUS_INVALID_PARAMETER; only the
-     * nspa_ (ntsync) layer allows 0 */
-    if (count <= 0) return fail(ERROR_INVALID_PARAMETER);
-    uint32_t c = (uint32_t)count;
-    int r = nspa_sem_release(H(h), &c);
-    if (r) return fail(nspa_win32_error(r));
-    if (prev) *prev = (LONG)c;
-    return TRUE;
+    return nt_ok(NtReleaseSemaphore(h, (ULONG)count, (PULONG)prev));
 }
 
 /* ---- handles --------------------------------------------------------------------- */
 
-NSPA_EXPORT BOOL WINAPI CloseHandle(HANDLE h)
-{
-    if (h == GetCurrentProcess() || h == GetCurrentThread()) return TRUE;
-    /* a handle protected from close: NtClose says STATUS_HANDLE_NOT_CLOSABLE, which
-     * kernel32 reports as ERROR_INVALID_HANDLE */
-    int r = nspa_close(H(h));
-    return r ? fail(ERROR_INVALID_HANDLE) : TRUE;
-}
+/* Every kind of handle (objects, files, sockets, ports, timers, threads, processes)
+ * closes here; a handle protected from close is STATUS_HANDLE_NOT_CLOSABLE, which
+ * kernel32 reports as ERROR_INVALID_HANDLE; the pseudo handles close as a no-op. */
+NSPA_EXPORT BOOL WINAPI CloseHandle(HANDLE h) { return nt_ok(NtClose(h)); }
 
 NSPA_EXPORT BOOL WINAPI GetHandleInformation(HANDLE h, LPDWORD flags)
 {
@@ -395,42 +344,24 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
     return TRUE;
 }
 
+/* Within the process: NtDuplicateObject (bInheritHandle is OBJ_INHERIT; a protection
+ * is not copied; a protected source stays open under DUPLICATE_CLOSE_SOURCE). Across
+ * processes: dup_remote. */
 NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst,
                                         DWORD access, BOOL inherit, DWORD options)
 {
     if (src_process != GetCurrentProcess() || dst_process != GetCurrentProcess())
         return dup_remote(src_process, src, dst_process, dst, inherit, options);
-    nspa_obj_t out = 0;
-    int r;
-    if (src == GetCurrentThread()) {
-        r = nspa__win32_current_thread_handle(&out);
-    } else if (src == GetCurrentProcess()) {
-        nspa_obj_t self = nspa__self_process_obj();
-        r = self ? nspa_dup(self, &out) : -ENOMEM;
-    } else {
-        if (!dst && !(options & DUPLICATE_CLOSE_SOURCE)) return fail(ERROR_INVALID_PARAMETER);
-        r = dst ? nspa_dup(H(src), &out) : 0;
-    }
-    if (r) return fail(nspa_win32_error(r == -EINVAL ? -EBADF : r));
-    /* the new handle's inherit flag is bInheritHandle; a protection is not copied */
-    if (dst && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
-    /* a protected source stays open (NtDuplicateObject: the copy is made) */
-    if (options & DUPLICATE_CLOSE_SOURCE && !is_pseudo(src)) nspa_close(H(src));
-    if (dst) *dst = (HANDLE)(uintptr_t)out;
-    return TRUE;
+    /* NSPA keeps kernel32's older check: no place for the copy and no close asked */
+    if (!dst && !(options & DUPLICATE_CLOSE_SOURCE)) return fail(ERROR_INVALID_PARAMETER);
+    return nt_ok(NtDuplicateObject(src_process, src, dst_process, dst, access, inherit ? OBJ_INHERIT : 0,
+                                   options & (DUPLICATE_CLOSE_SOURCE | DUPLICATE_SAME_ACCESS)));
 }
 
 NSPA_EXPORT HANDLE WINAPI GetCurrentProcess(void) { return (HANDLE)(LONG_PTR)-1; }
 NSPA_EXPORT HANDLE WINAPI GetCurrentThread(void) { return (HANDLE)(LONG_PTR)-2; }
 
 /* ---- waits ------------------------------------------------------------------------ */
-
-static uint64_t deadline(DWORD ms)
-{
-    if (ms == INFINITE) return NSPA_TIMEOUT_INFINITE;
-    if (ms == 0) return 0;
-    return nspa_time_ns() + (uint64_t)ms * 1000000ull;
-}
 
 /* The pseudo handles are never signaled while the caller runs: waiting on them with
  * WaitForSingleObject(Ex) or SignalObjectAndWait waits for the timeout. There they stand
@@ -478,70 +409,59 @@ NSPA_HIDDEN nspa_obj_t nspa__win32_wait_handle(HANDLE h)
     return is_pseudo(h) ? nspa__win32_pseudo_obj(h) : H(h);
 }
 
-static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL all, DWORD ms, BOOL alertable,
-                          int pseudo_ok)
+/* The WAIT_* value of an NT wait's status: STATUS_WAIT_0 + i, STATUS_ABANDONED_WAIT_0 + i,
+ * STATUS_USER_APC and STATUS_TIMEOUT are WAIT_OBJECT_0 + i, WAIT_ABANDONED_0 + i,
+ * WAIT_IO_COMPLETION and WAIT_TIMEOUT (the same numbers); an error is WAIT_FAILED with
+ * its Win32 error. */
+static DWORD wait_result(NTSTATUS s)
 {
-    if (count == 0 || count > MAXIMUM_WAIT_OBJECTS) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return WAIT_FAILED;
-    }
-    if (!handles) {
-        SetLastError(ERROR_NOACCESS);
-        return WAIT_FAILED;
-    }
-    nspa_obj_t objs[MAXIMUM_WAIT_OBJECTS];
-    DWORD n = 0;
-    for (DWORD i = 0; i < count; i++) {
-        if (is_pseudo(handles[i]) && !pseudo_ok) {
-            SetLastError(ERROR_INVALID_HANDLE);
-            return WAIT_FAILED;
-        }
-        objs[n++] = is_pseudo(handles[i]) ? nspa__win32_pseudo_obj(handles[i]) : H(handles[i]);
-    }
-    uint32_t index = 0;
-    int r = nspa__win32_wait(objs, n, all, deadline(ms), 0, alertable, &index);
-    if (r == NSPA__WAIT_APC) return WAIT_IO_COMPLETION;
-    if (r == 0 || r == -EOWNERDEAD)
-        return (r ? WAIT_ABANDONED_0 : WAIT_OBJECT_0) + index;
-    if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
-    SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE) : nspa_win32_error(r));
-    if (r == -EINVAL) {
-        /* -EINVAL from a wait: a handle of a non-waitable type, or duplicates in a
-         * wait-all; tell them apart */
-        for (DWORD i = 0; i < n; i++)
-            if (nspa_obj_type(objs[i]) < 0) { SetLastError(ERROR_INVALID_HANDLE); break; }
-    }
+    if (NT_SUCCESS(s)) return (DWORD)s;
+    SetLastError(RtlNtStatusToDosError(s));
     return WAIT_FAILED;
 }
 
+/* A Win32 timeout in ms as an NT one: INFINITE is NULL, else relative 100 ns units. */
+static const LARGE_INTEGER *nt_timeout(DWORD ms, LARGE_INTEGER *t)
+{
+    if (ms == INFINITE) return NULL;
+    t->QuadPart = -(LONGLONG)ms * 10000;
+    return t;
+}
+
+/* The Win32 waits over the Nt* ones (the WAIT_* values are the statuses' numbers). */
 NSPA_EXPORT DWORD WINAPI WaitForMultipleObjectsEx(DWORD count, const HANDLE *handles, BOOL wait_all,
                                                   DWORD ms, BOOL alertable)
 {
-    return wait_objects(count, handles, wait_all, ms, alertable, 0);
+    LARGE_INTEGER t;
+    return wait_result(NtWaitForMultipleObjects(count, handles, wait_all ? WaitAll : WaitAny,
+                                                alertable ? TRUE : FALSE, nt_timeout(ms, &t)));
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForMultipleObjects(DWORD count, const HANDLE *handles, BOOL wait_all, DWORD ms)
 {
-    return wait_objects(count, handles, wait_all, ms, FALSE, 0);
+    return WaitForMultipleObjectsEx(count, handles, wait_all, ms, FALSE);
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForSingleObjectEx(HANDLE h, DWORD ms, BOOL alertable)
 {
-    return wait_objects(1, &h, FALSE, ms, alertable, 1);
+    LARGE_INTEGER t;
+    return wait_result(NtWaitForSingleObject(h, alertable ? TRUE : FALSE, nt_timeout(ms, &t)));
 }
 
 NSPA_EXPORT DWORD WINAPI WaitForSingleObject(HANDLE h, DWORD ms)
 {
-    /* the common case, kept short: no alert, one object */
-    if (!is_pseudo(h)) {
-        int r = nspa__wait_single(H(h), deadline(ms));
+    /* the common case, kept short: no alert, one object, the sync core's one-object
+     * wait; its errors get the NT wait's status */
+    if (likely(!is_pseudo(h))) {
+        nspa_obj_t o = H(h);
+        uint64_t deadline = ms == INFINITE ? NSPA_TIMEOUT_INFINITE : ms ? nspa_time_ns() + (uint64_t)ms * 1000000ull : 0;
+        int r = nspa__wait_single(o, deadline);
         if (r == 0) return WAIT_OBJECT_0;
         if (r == -EOWNERDEAD) return WAIT_ABANDONED_0;
         if (r == -ETIMEDOUT) return WAIT_TIMEOUT;
-        SetLastError(ERROR_INVALID_HANDLE);
-        return WAIT_FAILED;
+        return wait_result(nspa__nt_wait_error(r, &o, 1, 0));
     }
-    return wait_objects(1, &h, FALSE, ms, FALSE, 1);
+    return WaitForSingleObjectEx(h, ms, FALSE);
 }
 
 /* The "signal" half of SignalObjectAndWait / NtSignalAndWaitForSingleObject: set an
@@ -564,37 +484,11 @@ NSPA_HIDDEN int nspa__win32_signal_object(nspa_obj_t h)
     }
 }
 
+/* Both handles are referenced before anything is signaled: a bad wait handle fails the
+ * call with nothing signaled (NtSignalAndWaitForSingleObject) */
 NSPA_EXPORT DWORD WINAPI SignalObjectAndWait(HANDLE signal, HANDLE wait, DWORD ms, BOOL alertable)
 {
-    int r;
-    /* Windows references both objects before it signals: a bad wait handle fails the
-     * call with nothing signaled */
-    if (!is_pseudo(wait) && nspa_obj_type(H(wait)) < 0) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return WAIT_FAILED;
-    }
-    r = nspa__win32_signal_object(H(signal));
-    if (r) {
-        SetLastError(nspa_win32_error(r));
-        return WAIT_FAILED;
-    }
-    return wait_objects(1, &wait, FALSE, ms, alertable, 1);
+    LARGE_INTEGER t;
+    return wait_result(NtSignalAndWaitForSingleObject(signal, wait, alertable ? TRUE : FALSE, nt_timeout(ms, &t)));
 }
 
-/* ---- for the other Win32 files (waitable timers): the same name rules -------------- */
-
-NSPA_HIDDEN DWORD nspa__win32_name_w(LPCWSTR w, char *out, size_t cap) { return name_from_w(w, out, cap); }
-
-NSPA_HIDDEN const char *nspa__win32_name_a(LPCSTR name, DWORD *err)
-{
-    *err = 0;
-    if (!name || !*name) return NULL;
-    if (a_name_too_long(name)) {
-        *err = ERROR_FILENAME_EXCED_RANGE;
-        return NULL;
-    }
-    return strip_local(name);
-}
-
-NSPA_HIDDEN HANDLE nspa__win32_created(int r, nspa_obj_t h) { return created(r, h); }
-NSPA_HIDDEN HANDLE nspa__win32_open_named(int type, LPCSTR name) { return open_named(type, name); }

@@ -14,6 +14,8 @@
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "nspa/win32/windows.h"
@@ -205,5 +207,53 @@ NSPA_EXPORT BOOL WINAPI GenerateConsoleCtrlEvent(DWORD ev, DWORD group)
         SetLastError(errno == ESRCH ? ERROR_INVALID_PARAMETER : ERROR_ACCESS_DENIED);
         return FALSE;
     }
+    return TRUE;
+}
+
+/* ---- GlobalMemoryStatusEx --------------------------------------------------------------
+ * Physical memory from /proc/meminfo (available = MemAvailable, what can be had without
+ * swapping); the "page file" is memory plus swap, as Windows counts its commit limit;
+ * the virtual space is this process's: the 47-bit user half of the address space, less
+ * what is mapped (VmSize). */
+static DWORDLONG kb_field(const char *text, const char *name)
+{
+    const char *p = strstr(text, name);
+    return p ? strtoull(p + strlen(name), NULL, 10) * 1024ull : 0;
+}
+
+static size_t read_text(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return n;
+}
+
+NSPA_EXPORT BOOL WINAPI GlobalMemoryStatusEx(LPMEMORYSTATUSEX st)
+{
+    if (!st || st->dwLength != sizeof(*st)) {
+        SetLastError(ERROR_INVALID_PARAMETER);
+        return FALSE;
+    }
+    char buf[8192];
+    if (!read_text("/proc/meminfo", buf, sizeof(buf))) {
+        SetLastError(ERROR_NOT_SUPPORTED);
+        return FALSE;
+    }
+    DWORDLONG total = kb_field(buf, "MemTotal:"), avail = kb_field(buf, "MemAvailable:");
+    DWORDLONG swap = kb_field(buf, "SwapTotal:"), swap_free = kb_field(buf, "SwapFree:");
+    if (!avail) avail = kb_field(buf, "MemFree:");
+    DWORDLONG vm = read_text("/proc/self/status", buf, sizeof(buf)) ? kb_field(buf, "VmSize:") : 0;
+    const DWORDLONG user_space = (1ull << 47) - 4096;
+    st->ullTotalPhys = total;
+    st->ullAvailPhys = avail;
+    st->dwMemoryLoad = total ? (DWORD)(100 - avail * 100 / total) : 0;
+    st->ullTotalPageFile = total + swap;
+    st->ullAvailPageFile = avail + swap_free;
+    st->ullTotalVirtual = user_space;
+    st->ullAvailVirtual = vm < user_space ? user_space - vm : 0;
+    st->ullAvailExtendedVirtual = 0;
     return TRUE;
 }

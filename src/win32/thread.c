@@ -571,53 +571,19 @@ NSPA_EXPORT BOOL WINAPI QueueUserAPC2(PAPCFUNC fn, HANDLE h, ULONG_PTR data, QUE
 
 /* ---- sleeping -------------------------------------------------------------------- */
 
-NSPA_EXPORT void WINAPI Sleep(DWORD ms)
-{
-    if (ms == 0) {
-        sched_yield();
-        return;
-    }
-    if (ms == INFINITE) {
-        for (;;) pause();
-    }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + (uint64_t)ms * 1000000ull;
-    ts.tv_sec = (time_t)(t / 1000000000ull);
-    ts.tv_nsec = (long)(t % 1000000000ull);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
-}
-
+/* Over NtDelayExecution: INFINITE is a NULL interval, else a relative one; 0 yields
+ * once. Alertable: WAIT_IO_COMPLETION when APCs ran (STATUS_USER_APC), else 0. */
 NSPA_EXPORT DWORD WINAPI SleepEx(DWORD ms, BOOL alertable)
 {
-    if (!alertable) {
-        Sleep(ms);
-        return 0;
-    }
-    /* the APC event is signaled while APCs are queued, and may be stale (set for APCs
-     * that an earlier wait already ran): then sleep on until the deadline */
-    uint64_t deadline = ms == INFINITE ? NSPA_TIMEOUT_INFINITE : (ms ? nspa_time_ns() + (uint64_t)ms * 1000000ull : 0);
-    for (;;) {
-        struct nspa_wait_args a = {
-            .timeout = deadline, .count = 0, .owner = nspa_thread_id(), .alert = nspa__win32_apc_event(),
-        };
-        int r = nspa_wait_any(&a);
-        if (r == 0 && a.index == 0) {
-            if (nspa__win32_run_apcs()) return WAIT_IO_COMPLETION;
-            continue;
-        }
-        break;
-    }
-    if (ms == 0) sched_yield();
-    return 0;
+    LARGE_INTEGER t = { .QuadPart = -(LONGLONG)ms * 10000 };
+    NTSTATUS s = NtDelayExecution(alertable ? TRUE : FALSE, ms == INFINITE ? NULL : &t);
+    return s == STATUS_USER_APC ? WAIT_IO_COMPLETION : 0;
 }
 
-NSPA_EXPORT BOOL WINAPI SwitchToThread(void)
-{
-    sched_yield();
-    return TRUE;
-}
+NSPA_EXPORT void WINAPI Sleep(DWORD ms) { SleepEx(ms, FALSE); }
+
+/* sched_yield() gives no "nothing else was ready" answer: TRUE, as when a switch was made */
+NSPA_EXPORT BOOL WINAPI SwitchToThread(void) { return NtYieldExecution() == STATUS_SUCCESS; }
 
 /* ---- clocks ---------------------------------------------------------------------- */
 
@@ -625,12 +591,10 @@ NSPA_EXPORT BOOL WINAPI SwitchToThread(void)
  * it is CLOCK_MONOTONIC, read through the vDSO (no system call). */
 NSPA_EXPORT BOOL WINAPI QueryPerformanceCounter(LARGE_INTEGER *c)
 {
-    if (!c) {
-        SetLastError(ERROR_NOACCESS);
-        return FALSE;
-    }
-    c->QuadPart = (LONGLONG)(nspa_time_ns() / 100);
-    return TRUE;
+    NTSTATUS s = NtQueryPerformanceCounter(c, NULL);
+    if (likely(s == STATUS_SUCCESS)) return TRUE;
+    SetLastError(RtlNtStatusToDosError(s));      /* NULL: ERROR_NOACCESS */
+    return FALSE;
 }
 
 NSPA_EXPORT BOOL WINAPI QueryPerformanceFrequency(LARGE_INTEGER *f)

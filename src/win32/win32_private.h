@@ -49,12 +49,27 @@ NSPA_HIDDEN nspa_obj_t nspa__win32_current_thread_obj(void);
 NSPA_HIDDEN nspa_obj_t nspa__win32_wait_handle(void *h);
 /* The calling thread is ending: its message queue and windows go (src/msg/). */
 NSPA_HIDDEN void nspa__msg_thread_exit(void);
-/* object names (synch.c): W names to UTF-8 (0 or an error code); A names checked and
- * "Local\\" stripped (NULL: no name, or *err set); the Create and Open tails */
+/* Object names (synch.c): a Win32 name as the OBJECT_ATTRIBUTES kernel32 gives NtCreate*
+ * and NtOpen* ("X" -> \Sessions\1\BaseNamedObjects\X), built in this struct on the
+ * caller's stack. @w or @a (UTF-8) the name, both NULL: unnamed; "" is unnamed for a
+ * create (@open 0) and an invalid name for an open. Returns 0 or the Win32 error. */
 #include "nspa/win32/windef.h"
-NSPA_HIDDEN DWORD nspa__win32_name_w(LPCWSTR w, char *out, size_t cap);
-NSPA_HIDDEN const char *nspa__win32_name_a(LPCSTR name, DWORD *err);
-NSPA_HIDDEN HANDLE nspa__win32_created(int r, nspa_obj_t h);
-NSPA_HIDDEN HANDLE nspa__win32_open_named(int type, LPCSTR name);
+#include "nspa/win32/winternl.h"
+#define NSPA__OBJ_DIR_UNITS 29      /* \Sessions\1\BaseNamedObjects\ */
+struct nspa_obj_name {
+    OBJECT_ATTRIBUTES attr;
+    UNICODE_STRING str;
+    WCHAR buf[NSPA__OBJ_DIR_UNITS + MAX_PATH];
+};
+NSPA_HIDDEN DWORD nspa__win32_obj_attr(struct nspa_obj_name *n, LPCWSTR w, LPCSTR a, ULONG attributes, int open);
+/* The end of a Create*: the handle with ERROR_ALREADY_EXISTS / ERROR_SUCCESS as last
+ * error (STATUS_OBJECT_NAME_EXISTS / success), or NULL with the status's error. */
+NSPA_HIDDEN HANDLE nspa__win32_created(NTSTATUS s, HANDLE h);
+/* Open*A/W over an NtOpen* call: NULL name ERROR_INVALID_PARAMETER, inherit OBJ_INHERIT. */
+typedef NTSTATUS (NTAPI *nspa_nt_open_fn)(PHANDLE, ACCESS_MASK, const OBJECT_ATTRIBUTES *);
+NSPA_HIDDEN HANDLE nspa__win32_open(nspa_nt_open_fn op, DWORD access, BOOL inherit, LPCWSTR w, LPCSTR a);
+/* The NTSTATUS of a failed nspa wait over @objs (src/nt/win32_nt_wait.c): a closed
+ * handle, a non-waitable kind, duplicates in a wait-all, or nt_status's mapping. */
+NSPA_HIDDEN NTSTATUS nspa__nt_wait_error(int r, const nspa_obj_t *objs, uint32_t n, int all);
 #include "sync/sync_api.h"            /* the sync core internals the thread code uses */
 #endif

@@ -10,7 +10,7 @@ hard timeout (120 s; SIGTERM, then SIGKILL 5 s later), in each mode:
     wine       (--peer wine) the mingw-w64 build of the same source under stock Wine 8,
                in a throw-away WINEPREFIX with WINEDEBUG=-all: a third column
 
-Verdicts (the seed harness's rules, shared/spec/rt-suite.md): timeout -> TIMEOUT; a line
+Verdicts (the seed harness's rules, stated in docs/suite.md): timeout -> TIMEOUT; a line
 "  SKIP ..." -> SKIP; a line "  FAIL..." -> FAIL; a line "  PASS" -> PASS; otherwise exit
 status 0 -> PASS*, else FAIL*. A mode that cannot run here is SKIP with its reason (no
 real-time permission for rt; no wine or mingw for wine). The runner exits 0 only when no

@@ -1,4 +1,4 @@
-/* nspa-rt-test: the real-time suite (shared/spec/rt-suite.md, docs/suite.md).
+/* nspa-rt-test: the real-time suite (docs/suite.md).
  * One Win32 program, one sub-command per test. It is written against <windows.h> only
  * (plus the C library), so the same source builds natively against NSPA and with
  * x86_64-w64-mingw32-gcc for stock Wine.

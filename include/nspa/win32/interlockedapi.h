@@ -37,6 +37,17 @@ PSLIST_ENTRY WINAPI InterlockedPushListSListEx(PSLIST_HEADER head, PSLIST_ENTRY 
                                                ULONG count);
 USHORT WINAPI QueryDepthSList(PSLIST_HEADER head);
 PSLIST_ENTRY WINAPI RtlFirstEntrySList(const SLIST_HEADER *head);
+/* ntdll's names of the same calls (x64: RtlInterlockedPushListSList's __fastcall is the
+ * one calling convention) */
+void WINAPI RtlInitializeSListHead(PSLIST_HEADER head);
+PSLIST_ENTRY WINAPI RtlInterlockedPushEntrySList(PSLIST_HEADER head, PSLIST_ENTRY entry);
+PSLIST_ENTRY WINAPI RtlInterlockedPopEntrySList(PSLIST_HEADER head);
+PSLIST_ENTRY WINAPI RtlInterlockedFlushSList(PSLIST_HEADER head);
+PSLIST_ENTRY WINAPI RtlInterlockedPushListSListEx(PSLIST_HEADER head, PSLIST_ENTRY first, PSLIST_ENTRY last,
+                                                  ULONG count);
+PSLIST_ENTRY WINAPI RtlInterlockedPushListSList(PSLIST_HEADER head, PSLIST_ENTRY first, PSLIST_ENTRY last,
+                                                ULONG count);
+WORD WINAPI RtlQueryDepthSList(PSLIST_HEADER head);
 
 #ifdef __cplusplus
 }

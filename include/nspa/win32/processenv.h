@@ -28,6 +28,7 @@ DWORD WINAPI GetCurrentDirectoryA(DWORD size, LPSTR buf);
 DWORD WINAPI GetCurrentDirectoryW(DWORD size, LPWSTR buf);
 BOOL  WINAPI SetCurrentDirectoryA(LPCSTR path);
 BOOL  WINAPI SetCurrentDirectoryW(LPCWSTR path);
+BOOL  WINAPI SetStdHandle(DWORD which, HANDLE h);
 
 #ifdef UNICODE
 #define GetCommandLine GetCommandLineW

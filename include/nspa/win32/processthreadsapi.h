@@ -179,6 +179,18 @@ BOOL WINAPI GetThreadTimes(HANDLE thread, LPFILETIME creation, LPFILETIME exit, 
 #define GetStartupInfo GetStartupInfoA
 #endif
 
+/* ---- thread local storage, processor affinity (src/win32/tls.c, affinity.c) -------- */
+#define TLS_OUT_OF_INDEXES ((DWORD)0xFFFFFFFF)
+#define MAXIMUM_PROCESSORS 64
+DWORD  WINAPI TlsAlloc(void);
+BOOL   WINAPI TlsFree(DWORD index);
+LPVOID WINAPI TlsGetValue(DWORD index);
+BOOL   WINAPI TlsSetValue(DWORD index, LPVOID value);
+DWORD  WINAPI SetThreadIdealProcessor(HANDLE thread, DWORD ideal);
+DWORD_PTR WINAPI SetThreadAffinityMask(HANDLE thread, DWORD_PTR mask);
+BOOL   WINAPI GetProcessAffinityMask(HANDLE process, PDWORD_PTR process_mask, PDWORD_PTR system_mask);
+BOOL   WINAPI SetProcessAffinityMask(HANDLE process, DWORD_PTR mask);
+
 #ifdef __cplusplus
 }
 #endif

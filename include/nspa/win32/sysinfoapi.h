@@ -82,6 +82,21 @@ void WINAPI GetSystemTimePreciseAsFileTime(LPFILETIME ft);
 #define OSVERSIONINFOEX OSVERSIONINFOEXA
 #endif
 
+/* GlobalMemoryStatusEx (src/win32/sysinfo.c): /proc/meminfo and this process's
+ * address space; dwLength must be set to the structure's size */
+typedef struct _MEMORYSTATUSEX {
+    DWORD dwLength;
+    DWORD dwMemoryLoad;
+    DWORDLONG ullTotalPhys;
+    DWORDLONG ullAvailPhys;
+    DWORDLONG ullTotalPageFile;
+    DWORDLONG ullAvailPageFile;
+    DWORDLONG ullTotalVirtual;
+    DWORDLONG ullAvailVirtual;
+    DWORDLONG ullAvailExtendedVirtual;
+} MEMORYSTATUSEX, *LPMEMORYSTATUSEX;
+BOOL WINAPI GlobalMemoryStatusEx(LPMEMORYSTATUSEX status);
+
 #ifdef __cplusplus
 }
 #endif

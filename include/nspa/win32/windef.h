@@ -58,7 +58,7 @@ typedef uint16_t            UINT16;
 typedef int8_t              INT8;
 typedef uint8_t             UINT8;
 typedef intptr_t            INT_PTR, LONG_PTR, SSIZE_T, *PINT_PTR, *PLONG_PTR;
-typedef uintptr_t           UINT_PTR, ULONG_PTR, DWORD_PTR, SIZE_T, *PUINT_PTR, *PULONG_PTR, *PSIZE_T;
+typedef uintptr_t           UINT_PTR, ULONG_PTR, DWORD_PTR, SIZE_T, *PUINT_PTR, *PULONG_PTR, *PDWORD_PTR, *PSIZE_T;
 typedef float               FLOAT;
 typedef void                *PVOID, *LPVOID, *HANDLE, **PHANDLE, **LPHANDLE;
 typedef const void          *LPCVOID, *PCVOID;

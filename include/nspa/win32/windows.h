@@ -47,11 +47,13 @@
 #include "psapi.h"
 
 #include "processthreadsapi.h"
+#include "fibersapi.h"
 #include "processenv.h"
 #include "libloaderapi.h"
 #include "sysinfoapi.h"
 #include "shellapi.h"
 #include "consoleapi.h"
+#include "namedpipeapi.h"
 
 #include "synchapi_timers.h"
 #include "sysinfoapi.h"

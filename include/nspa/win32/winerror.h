@@ -74,6 +74,11 @@
 #define ERROR_BAD_EXE_FORMAT          193
 #define ERROR_DIRECTORY               267
 #define ERROR_CANT_RESOLVE_FILENAME   1921
+#define ERROR_BROKEN_PIPE             109
+#define ERROR_NO_DATA                 232
+#define ERROR_PIPE_NOT_CONNECTED      233
+#define ERROR_FILE_INVALID            1006
+#define ERROR_MAPPED_ALIGNMENT        1132
 
 #define S_OK            ((HRESULT)0)
 #define S_FALSE         ((HRESULT)1)

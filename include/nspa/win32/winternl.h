@@ -170,6 +170,14 @@ NTSTATUS NTAPI NtQuerySemaphore(HANDLE SemaphoreHandle, SEMAPHORE_INFORMATION_CL
                                 PVOID SemaphoreInformation, ULONG SemaphoreInformationLength,
                                 PULONG ReturnLength);
 
+typedef enum _TIMER_TYPE { NotificationTimer, SynchronizationTimer } TIMER_TYPE;
+/* the timer objects of CreateWaitableTimer; NtSetTimer/NtCancelTimer are not provided
+ * (SetWaitableTimer(Ex)/CancelWaitableTimer set them) */
+NTSTATUS NTAPI NtCreateTimer(PHANDLE TimerHandle, ACCESS_MASK DesiredAccess,
+                             const OBJECT_ATTRIBUTES *ObjectAttributes, TIMER_TYPE TimerType);
+NTSTATUS NTAPI NtOpenTimer(PHANDLE TimerHandle, ACCESS_MASK DesiredAccess,
+                           const OBJECT_ATTRIBUTES *ObjectAttributes);
+
 NTSTATUS NTAPI NtWaitForSingleObject(HANDLE Handle, BOOLEAN Alertable, const LARGE_INTEGER *Timeout);
 NTSTATUS NTAPI NtWaitForMultipleObjects(ULONG Count, const HANDLE *Handles, WAIT_TYPE WaitType,
                                         BOOLEAN Alertable, const LARGE_INTEGER *Timeout);

@@ -42,18 +42,20 @@ SHIM_EXPORT void *reallocarray(void *p, size_t a, size_t b)
 
 static void *aligned(size_t align, size_t n)
 {
-    void *p = nspa_heap_alloc_aligned(ph(), 0, align, n);
-    if (!p) errno = ENOMEM;
-    return p;
+    void *p;
+    int r = nspa_heap_alloc_aligned(ph(), 0, align, n, &p);
+    if (r) errno = -r;
+    return r ? NULL : p;
 }
 
 SHIM_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
     if (align < sizeof(void *) || (align & (align - 1)))
         return EINVAL;
-    void *p = nspa_heap_alloc_aligned(ph(), 0, align, n);
-    if (!p)
-        return ENOMEM;
+    void *p;
+    int r = nspa_heap_alloc_aligned(ph(), 0, align, n, &p);
+    if (r)
+        return -r;
     *out = p;
     return 0;
 }
@@ -96,6 +98,6 @@ SHIM_EXPORT int malloc_trim(size_t pad)
     (void)pad;
     nspa_heap_t *h = ph();
     if (h)
-        nspa_heap_compact(h, 0);
+        nspa_heap_compact(h, 0, NULL);
     return 1;
 }

@@ -1,4 +1,4 @@
-/* The scalar reference: the rules of shared/spec/unicode-semantics.md written as plainly as
+/* The scalar reference: the rules of docs/unicode.md ("Semantics") written as plainly as
  * possible, one element at a time, sharing no code with the library. Tests hold every
  * library path to it; the bench measures it as "NSPA scalar reference". Not part of
  * libnspa: tests and benches compile src/unicode/ref/unicode_ref.c in. */
