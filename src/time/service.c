@@ -43,12 +43,11 @@
 #define F_DIRECT  4u                 /* a local waiter will run this expiry (direct path) */
 /* An expiry a local waiter is committed to run (F_DIRECT: it sleeps in its wait until
  * that due time, then runs it) is left to that waiter however late it runs: it replays
- * every period as a clock_nanosleep TIMER_ABSTIME loop does, and the service never
- * wakes with it at the same instant to race for `lk`. The service looks once more this
- * long after such a due time (a cheap look, in case the commit was dropped without a
- * wake); a waiter that leaves its wait without running the expiry drops the commit
- * (tsvc_uncommit) and wakes the service if it must serve it earlier than it would look. */
-#define DIRECT_RECHECK_NS 200000ull
+ * every period as a clock_nanosleep TIMER_ABSTIME loop does, and the service never runs
+ * it in its place. The service still looks at the due time (a look at the heap, under
+ * `lk` for a few steps: it finds the expiry done or still the waiter's); a waiter that
+ * leaves its wait without running the expiry drops the commit (tsvc_uncommit) and
+ * wakes the service if it must serve it earlier than it would look. */
 
 struct heap {
     struct tsvc_ent **a;
@@ -163,7 +162,7 @@ static struct tsvc_ent *heap_due(struct heap *h, uint64_t now, uint64_t *when)
             w = e->due;
             continue;
         }
-        if (now < e->due + DIRECT_RECHECK_NS) w = e->due + DIRECT_RECHECK_NS;
+        if (now < e->due) w = e->due;            /* look then; past it: the waiter's */
         for (uint32_t c = 2 * (uint32_t)e->idx + 1; c <= 2 * (uint32_t)e->idx + 2; c++)
             if (c < h->n && sp < 64) st[sp++] = c;
     }
@@ -201,7 +200,7 @@ static void run_entry(struct tsvc_ent *e, uint64_t now)
         /* queued again by a waiter (the direct path): the service, asleep, must come
          * for it if no waiter commits to it (a wake only if it sleeps past its due
          * time: with a waiter running every period, the service's look at the previous
-         * due + DIRECT_RECHECK comes first, so no system call here) */
+         * due comes first, so no system call here) */
         else wake_for(e);
     }
     atomic_fetch_add_explicit(&run_seq, 1, memory_order_release);
