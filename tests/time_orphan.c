@@ -207,7 +207,7 @@ static void test_oneshot_and_living(void)
 /* F: the child's main thread ends (pthread_exit); its other thread arms the timer and
  * lives on for 400 ms */
 static const char *f_name;
-static int f_pipe;
+static int f_pipe, f_armed[2];
 
 static void *f_thread(void *arg)
 {
@@ -216,6 +216,8 @@ static void *f_thread(void *arg)
     d.QuadPart = -50 * 10000;
     if (!c || !SetWaitableTimer(c, &d, 20, NULL, NULL, FALSE)) _exit(2);
     char x = 1;
+    if (write(f_armed[1], &x, 1) != 1) _exit(5);
+    usleep(50000);                       /* the main thread has ended by now */
     if (write(f_pipe, &x, 1) != 1) _exit(3);
     usleep(400000);
     _exit(0);
@@ -234,7 +236,10 @@ static void test_main_thread_exited(void)
         f_name = name;
         f_pipe = p[1];
         pthread_t th;
-        if (pthread_create(&th, NULL, f_thread, NULL)) _exit(4);
+        char x;
+        if (pipe(f_armed) || pthread_create(&th, NULL, f_thread, NULL)) _exit(4);
+        /* the main thread ends once the timer is armed (not during its first calls) */
+        if (read(f_armed[0], &x, 1) != 1) _exit(6);
         pthread_exit(NULL);
     }
     close(p[1]);
