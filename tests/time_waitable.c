@@ -276,20 +276,26 @@ static void test_completion_routine(void)
  * supersedes a set of the parent */
 static void test_cross_process(void)
 {
-    char name[64], evname[64];
+    char name[64], evname[64], goname[64];
     snprintf(name, sizeof(name), "nspa-wt-x-%d", (int)getpid());
     snprintf(evname, sizeof(evname), "nspa-wt-xe-%d", (int)getpid());
+    snprintf(goname, sizeof(goname), "nspa-wt-xg-%d", (int)getpid());
     HANDLE t = CreateWaitableTimerA(NULL, TRUE, name);
-    HANDLE ready = CreateEventA(NULL, FALSE, FALSE, evname);
+    /* one event each way: an auto-reset event used both ways can be taken back by its
+     * own setter on a loaded machine */
+    HANDLE ready = CreateEventA(NULL, FALSE, FALSE, evname);     /* child -> parent */
+    HANDLE go = CreateEventA(NULL, FALSE, FALSE, goname);        /* parent -> child */
     pid_t pid = fork();
     if (pid == 0) {
         HANDLE c = OpenWaitableTimerA(TIMER_ALL_ACCESS, FALSE, name);
         HANDLE r = OpenEventA(EVENT_ALL_ACCESS, FALSE, evname);
-        if (!c || !r) _exit(2);
+        HANDLE g = OpenEventA(EVENT_ALL_ACCESS, FALSE, goname);
+        if (!c || !r || !g) _exit(2);
         SetEvent(r);
         if (WaitForSingleObject(c, 5000) != WAIT_OBJECT_0) _exit(3);
+        SetEvent(r);
         /* 2: cancel what the parent set */
-        if (WaitForSingleObject(r, 5000) != WAIT_OBJECT_0) _exit(4);
+        if (WaitForSingleObject(g, 5000) != WAIT_OBJECT_0) _exit(4);
         if (!CancelWaitableTimer(c)) _exit(5);
         SetEvent(r);
         _exit(0);
@@ -297,16 +303,16 @@ static void test_cross_process(void)
     CHECK_EQ(WaitForSingleObject(ready, 5000), WAIT_OBJECT_0);
     LARGE_INTEGER due = rel_ms(20);
     CHECK(SetWaitableTimer(t, &due, 0, NULL, NULL, FALSE));
-    Sleep(50);
-    due = rel_ms(150);
+    CHECK_EQ(WaitForSingleObject(ready, 5000), WAIT_OBJECT_0);   /* the child was woken */
+    due = rel_ms(300);
     CHECK(SetWaitableTimer(t, &due, 0, NULL, NULL, FALSE));
-    SetEvent(ready);
-    Sleep(20);
+    SetEvent(go);
     CHECK_EQ(WaitForSingleObject(ready, 5000), WAIT_OBJECT_0);   /* the child cancelled */
-    CHECK_EQ(WaitForSingleObject(t, 400), WAIT_TIMEOUT);
+    CHECK_EQ(WaitForSingleObject(t, 500), WAIT_TIMEOUT);
     int st = 0;
     waitpid(pid, &st, 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CloseHandle(go);
     CloseHandle(ready);
     CloseHandle(t);
 }

@@ -61,6 +61,28 @@ NSPA_HIDDEN int nspa_task_times(int pid, int tid, uint64_t *utime, uint64_t *sti
     return 0;
 }
 
+NSPA_HIDDEN int nspa_task_exited(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0) return 1;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');          /* the name may hold spaces and ')' */
+    if (!p || p[1] != ' ' || p[2] == 'X') return 1;
+    if (p[2] != 'Z') return 0;
+    /* a zombie leader: the process is gone only if no other thread lives (a main thread
+     * that called pthread_exit is a zombie while the process runs on); num_threads is
+     * field 20 and counts the leader until the process is reaped */
+    int field = 2;
+    for (; *p && field < 20; p++)
+        if (*p == ' ') field++;
+    return strtol(p, NULL, 10) <= 1;
+}
+
 NSPA_HIDDEN uint64_t nspa_task_start_time(int pid, int tid)
 {
     uint64_t st = 0;

@@ -154,6 +154,9 @@ NSPA_HIDDEN int nspa_env_is(const char *name, const char *value);
 /* The start time (clock ticks since boot, /proc stat field 22) of process @pid, or of
  * its thread @tid when not 0: with the pid, it names a task across pid reuse. 0: gone. */
 NSPA_HIDDEN uint64_t nspa_task_start_time(int pid, int tid);
+/* 1 when process @pid is gone, or exited and not yet reaped (kill(pid, 0) still
+ * succeeds on it; a zombie main thread with other threads alive is not gone) */
+NSPA_HIDDEN int nspa_task_exited(int pid);
 /* Its user and system time and start time (clock ticks; /proc stat fields 14, 15, 22).
  * Returns 0 or -ESRCH; any pointer may be NULL. */
 NSPA_HIDDEN int nspa_task_times(int pid, int tid, uint64_t *utime, uint64_t *stime, uint64_t *start);

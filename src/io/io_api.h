@@ -56,6 +56,12 @@ NSPA_HIDDEN int io_port_assoc(uint32_t file, uint32_t port, uintptr_t key);
 NSPA_HIDDEN int io_port_post_h(uint32_t port, uint32_t bytes, uintptr_t key, void *ov);
 NSPA_HIDDEN int io_port_dequeue(uint32_t port, struct io_entry *e, uint32_t n, uint64_t deadline, int alertable);
 NSPA_HIDDEN int io_set_notify(uint32_t h, uint8_t modes);
+/* the thread pool's I/O objects (src/time/win32_tpio.c): @fn(@ctx) is called, under
+ * the port's lock, after each packet is queued on port @port (NULL: no more calls once
+ * this returns); take one packet now, without waiting or becoming an active thread of
+ * the port: 1, or 0 when none is queued */
+NSPA_HIDDEN int io_port_set_notify(uint32_t port, void (*fn)(void *ctx), void *ctx);
+NSPA_HIDDEN int io_port_take_entry(uint32_t port, struct io_entry *e);
 NSPA_HIDDEN int io_is_port(uint32_t h);
 NSPA_HIDDEN uint32_t io_status_win32(uint32_t st);
 NSPA_HIDDEN int io_status_wsa(uint32_t st);

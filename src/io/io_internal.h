@@ -104,6 +104,10 @@ struct io_file {
     uint8_t acc_bits, share_bits, shared_in, no_buffering, can_read, can_write;
     /* completion port: its packets (under lock), the thread count limit */
     struct io_op *pk_head, *pk_tail;
+    /* a port of the thread pool's I/O (io_port_set_notify): called under the lock
+     * after each packet is queued */
+    void (*notify)(void *ctx);
+    void *notify_ctx;
 };
 
 /* ---- pool.c -------------------------------------------------------------------- */
@@ -176,6 +180,9 @@ NSPA_HIDDEN int io_share_note(struct io_file *f);       /* an inherited open (in
 /* ---- iocp.c -------------------------------------------------------------------- */
 NSPA_HIDDEN int io_port_create(uint32_t concurrency, nspa_obj_t *out);
 NSPA_HIDDEN int io_port_post(struct io_file *port, struct io_op *op);
+/* one packet of port @h, without waiting and without making the caller an active
+ * thread of the port (the thread pool's I/O objects); NULL: none */
+NSPA_HIDDEN struct io_op *io_port_take(nspa_obj_t h);
 /* Dequeue up to @n packets, waiting until @deadline; returns how many (>= 1), or
  * -ETIMEDOUT, -EINTR (an APC ran: alertable), -EOWNERDEAD (port closed), -EBADF. */
 NSPA_HIDDEN int io_port_get_packets(nspa_obj_t h, struct io_op **ops, uint32_t n, uint64_t deadline,

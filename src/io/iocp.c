@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <unistd.h>
 #include "io/io_internal.h"
+#include "io/io_api.h"
 #include "common/platform.h"
 
 #define P_COUNT(w)   ((uint32_t)(w))
@@ -88,7 +89,21 @@ NSPA_HIDDEN int io_port_post(struct io_file *port, struct io_op *op)
     /* the packet is on the list before the count says so: whoever takes a count finds
      * a packet */
     if (port->obj) nspa__obj_update(port->obj, add_packet, NULL);
+    /* under the lock: io_port_set_notify(NULL) returning means no call runs any more */
+    if (port->notify) port->notify(port->notify_ctx);
     pthread_mutex_unlock(&port->lock);
+    return 0;
+}
+
+NSPA_HIDDEN int io_port_set_notify(uint32_t h, void (*fn)(void *ctx), void *ctx)
+{
+    struct io_file *port = io_port_get(h);
+    if (!port) return -EBADF;
+    pthread_mutex_lock(&port->lock);
+    port->notify = fn;
+    port->notify_ctx = ctx;
+    pthread_mutex_unlock(&port->lock);
+    io_file_put(port);
     return 0;
 }
 
@@ -131,6 +146,26 @@ static struct io_op *pop(struct io_file *port)
         if (!port->pk_head) port->pk_tail = NULL;
         op->next = NULL;
     }
+    return op;
+}
+
+static uint64_t take_one(uint64_t w, void *a)
+{
+    *(uint32_t *)a = P_COUNT(w) != 0;
+    return P_COUNT(w) ? w - 1 : w;
+}
+
+NSPA_HIDDEN struct io_op *io_port_take(nspa_obj_t h)
+{
+    struct io_file *port = io_port_get(h);
+    if (!port) return NULL;
+    uint32_t got = 0;
+    struct io_op *op = NULL;
+    pthread_mutex_lock(&port->lock);
+    if (port->obj) nspa__obj_update(port->obj, take_one, &got);
+    if (got) op = pop(port);
+    pthread_mutex_unlock(&port->lock);
+    io_file_put(port);
     return op;
 }
 

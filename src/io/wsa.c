@@ -274,21 +274,32 @@ NSPA_HIDDEN int io_port_post_h(uint32_t port, uint32_t bytes, uintptr_t key, voi
     return 0;
 }
 
+/* a packet as an OVERLAPPED_ENTRY; the record goes back to the pool */
+static void entry_of(struct io_op *op, struct io_entry *e)
+{
+    e->key = op->key;
+    e->ov = op->ov;
+    e->internal = op->status;
+    e->bytes = op->kind == OP_POST ? (uint32_t)op->res : op->res > 0 ? (uint32_t)op->res : 0;
+    io_op_free(op);
+}
+
 NSPA_HIDDEN int io_port_dequeue(uint32_t port, struct io_entry *e, uint32_t n, uint64_t deadline, int alertable)
 {
     struct io_op *ops[64];
     if (n > 64) n = 64;
     int r = io_port_get_packets(port, ops, n, deadline, alertable);
     if (r <= 0) return r;
-    for (int i = 0; i < r; i++) {
-        struct io_op *op = ops[i];
-        e[i].key = op->key;
-        e[i].ov = op->ov;
-        e[i].internal = op->status;
-        e[i].bytes = op->kind == OP_POST ? (uint32_t)op->res : op->res > 0 ? (uint32_t)op->res : 0;
-        io_op_free(op);
-    }
+    for (int i = 0; i < r; i++) entry_of(ops[i], &e[i]);
     return r;
+}
+
+NSPA_HIDDEN int io_port_take_entry(uint32_t port, struct io_entry *e)
+{
+    struct io_op *op = io_port_take(port);
+    if (!op) return 0;
+    entry_of(op, e);
+    return 1;
 }
 
 NSPA_HIDDEN int io_set_notify(uint32_t h, uint8_t modes)

@@ -76,6 +76,18 @@ static int proc_is_dead(struct ns *ns, struct ns_proc *p)
     return 0;
 }
 
+/* Is the process that had slot @slot with pid @pid gone (slot released, reused, or its
+ * process dead)? */
+NSPA_HIDDEN int proc_gone(struct ns *ns, uint32_t slot, uint32_t pid)
+{
+    if (slot >= MAX_PROCS) return 1;
+    struct ns_proc *p = &ns->procs[slot];
+    if (__atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) != pid) return 1;
+    /* an exited process its parent has not reaped yet is dead for us, though
+     * proc_is_dead (kill(pid, 0)) cannot tell */
+    return proc_is_dead(ns, p) || nspa_task_exited((int)pid);
+}
+
 /* ---- slots ------------------------------------------------------------------------ */
 
 NSPA_HIDDEN uint32_t proc_take(struct ns *ns)

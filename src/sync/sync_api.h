@@ -82,11 +82,24 @@ NSPA_HIDDEN void nspa__set_proc_wait_hook(int (*fn)(nspa_obj_t h, uint64_t timeo
  * arm generation. Arm (set or cancel) bumps the generation under the object lock, so a
  * pending expiry armed before, by any process, finds it stale and does nothing. */
 NSPA_HIDDEN int nspa__timer_create(int manual, const char *name, nspa_obj_t *out);
-/* bump the generation (*gen: the new one); @reset: also make the timer unsignaled */
-NSPA_HIDDEN int nspa__timer_arm(nspa_obj_t h, int reset, uint32_t *gen);
-/* an expiry armed at @gen: signal and serve the queue. Returns 0, -ESTALE (re-armed or
- * cancelled since), -EBADF/-EINVAL; *refs: the object's handle count (1 = only ours). */
-NSPA_HIDDEN int nspa__timer_fire(nspa_obj_t h, uint32_t gen, uint32_t *refs);
+/* an arm: due time (ns on CLOCK_REALTIME if @realtime, else CLOCK_MONOTONIC), period
+ * (ns, 0: one-shot) */
+struct nspa__timer_sched {
+    uint64_t due, period;
+    int realtime;
+};
+/* bump the generation (*gen: the new one); @s: a set (the timer becomes unsignaled; a
+ * timer of the region records @s for adoption), NULL: a cancel */
+NSPA_HIDDEN int nspa__timer_arm(nspa_obj_t h, const struct nspa__timer_sched *s, uint32_t *gen);
+/* The timer whose key is @key (nspa__obj_key), if it is in the region and armed by
+ * another process: 2 when that process lives (*s, *gen: its arm), 1 when it was gone
+ * and this process took the arm over (*s, *gen, and *own: a new handle to the object,
+ * for the taker's service), 0 otherwise (not armed, ours, arena timer). */
+NSPA_HIDDEN int nspa__timer_adopt(uintptr_t key, struct nspa__timer_sched *s, uint32_t *gen, nspa_obj_t *own);
+/* an expiry armed at @gen: signal and serve the queue; a periodic timer of the region
+ * records @next_due as its next expiry. Returns 0, -ESTALE (re-armed or cancelled
+ * since), -EBADF/-EINVAL; *refs: the object's handle count (1 = only ours). */
+NSPA_HIDDEN int nspa__timer_fire(nspa_obj_t h, uint32_t gen, uint64_t next_due, uint32_t *refs);
 NSPA_HIDDEN int nspa__timer_read(nspa_obj_t h, int *manual, int *signaled, uint32_t *gen);
 /* The timer service's direct path (docs/time.md): a wait on timers armed in this
  * process sleeps only until the earliest due time, then runs that expiry on the
@@ -95,6 +108,11 @@ NSPA_HIDDEN int nspa__timer_read(nspa_obj_t h, int *manual, int *signaled, uint3
 struct nspa__timer_hooks {
     int (*due)(uintptr_t key, uint64_t *mono_ns);
     void (*expire)(uintptr_t key);
+    /* a poll (timeout 0) found the timer unsignaled: 1 if an expiry ran meanwhile (an
+     * orphaned arm taken over, docs/time.md): look again */
+    int (*poll)(uintptr_t key);
+    /* the wait that asked for the due time ends without having run the expiry */
+    void (*uncommit)(uintptr_t key);
 };
 NSPA_HIDDEN void nspa__set_timer_hooks(const struct nspa__timer_hooks *h);
 /* a key naming the object behind @h in this process (0: not a handle) */

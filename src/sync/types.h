@@ -154,7 +154,7 @@ struct thr {
 /* ---- the namespace region ------------------------------------------------------------ */
 
 #define NS_MAGIC        0x4e535041534e3032ull   /* "NSPASN02" */
-#define NS_VERSION      4
+#define NS_VERSION      5               /* 5: the timer records (off_timers) */
 #define MAX_PROCS       4096
 #define MAX_THREADS     32768
 #define MAX_OBJECTS     (1u << 21)              /* 2M named objects */
@@ -199,12 +199,29 @@ struct ns_name {
     char     str[NAME_INLINE];       /* names up to NAME_INLINE bytes */
 };
 
+/* A timer object's arm, for timers in the region (named or shared ones: timerobj.c,
+ * docs/time.md): one record per object slot, at the object's index, so that any
+ * process holding a handle can take over the expiries when the process that armed the
+ * timer is gone. Written under the object's lock only; valid while `gen` equals the
+ * object's arm generation (its `max`) and TMR_ARMED is set. The array is as long as
+ * the object array but only the pages of timers are ever touched (the file is sparse). */
+#define TMR_ARMED       1u
+#define TMR_REALTIME    2u                      /* due on CLOCK_REALTIME, else MONOTONIC */
+struct ns_timer {
+    uint32_t gen;                    /* the arm generation this describes */
+    uint32_t flags;                  /* TMR_* */
+    uint64_t due;                    /* ns on its clock: the next expiry */
+    uint64_t period;                 /* ns; 0: one-shot */
+    uint32_t owner_slot;             /* the process whose timer service serves it */
+    uint32_t owner_pid;              /* (its pid then: a released or reused slot differs) */
+};
+
 struct ns_header {
     uint64_t magic;
     uint32_t version, uid;
     uint64_t size;
     uint64_t off_journal, off_threads, off_procs, off_objs, off_names, off_blocks,
-             off_ledger, off_name_buckets, off_tid_buckets;
+             off_ledger, off_name_buckets, off_tid_buckets, off_timers;
     _Alignas(64) pthread_mutex_t lock;      /* the registry lock (rule 6) */
     _Alignas(64) uint32_t journal_len;
     uint32_t obj_hwm, obj_free, nobjs;
@@ -231,6 +248,7 @@ struct ns {
     char *blocks;
     uint32_t *chunks;                /* ledger chunks */
     uint32_t *name_buckets, *tid_buckets;
+    struct ns_timer *timers;         /* parallel to objs */
     uint32_t proc;                   /* this process's slot */
     char path[768];
 };

@@ -421,6 +421,8 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
     return ended_result(args, v);
 }
 
+static const struct nspa__timer_hooks *timer_hooks;   /* the time module's (timer.c) */
+
 /* ---- the calls ---------------------------------------------------------------------- */
 
 static int resolve(const struct nspa_wait_args *args, struct sobj **objs, int all)
@@ -471,11 +473,21 @@ static int any_unqueued(struct sobj **objs, uint32_t n, uint32_t owner, uint64_t
  * goes on with the caller's timeout. The timer service wakes at the same due time and
  * finds the expiry done. Without this, every expiry was a hand-off from the service
  * thread to the waiter: a second wake-up on another CPU. */
-static const struct nspa__timer_hooks *timer_hooks;
-
 NSPA_HIDDEN void nspa__set_timer_hooks(const struct nspa__timer_hooks *h)
 {
     __atomic_store_n(&timer_hooks, h, __ATOMIC_RELEASE);
+}
+
+/* A poll (timeout 0) missed: a timer of the region among @objs may have an expiry due
+ * that nobody serves (the process that armed it is gone): take it over and run it.
+ * 1: one ran, look again. */
+static int timers_poll(struct sobj **objs, uint32_t n)
+{
+    const struct nspa__timer_hooks *h = __atomic_load_n(&timer_hooks, __ATOMIC_ACQUIRE);
+    int ran = 0;
+    for (uint32_t i = 0; h && i < n; i++)
+        if (objs[i]->in_region && obj_type_now(objs[i]) == NSPA_TYPE_TIMER) ran |= h->poll((uintptr_t)objs[i]);
+    return ran;
 }
 
 static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct sobj **objs, uint32_t count,
@@ -486,12 +498,17 @@ static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct 
         uint64_t due = UINT64_MAX, d;
         for (uint32_t i = 0; i < count; i++)
             if (obj_type_now(objs[i]) == NSPA_TYPE_TIMER && h->due((uintptr_t)objs[i], &d) && d < due) due = d;
-        if (due >= args->timeout) break;
+        int r = -ETIMEDOUT;
         struct nspa_wait_args a = *args;
-        a.timeout = due;
-        int r = wait_slow(me, &a, objs, count, args->alert != 0, all);
-        if (r == WAIT_RESTART) return r;
-        if (r != -ETIMEDOUT) {
+        if (due < args->timeout) {
+            a.timeout = due;
+            r = wait_slow(me, &a, objs, count, args->alert != 0, all);
+        }
+        if (due >= args->timeout || r != -ETIMEDOUT) {
+            /* not running the expiries after all: the service serves them */
+            for (uint32_t i = 0; i < count; i++)
+                if (obj_type_now(objs[i]) == NSPA_TYPE_TIMER) h->uncommit((uintptr_t)objs[i]);
+            if (due >= args->timeout) break;
             args->index = a.index;
             return r;
         }
@@ -529,6 +546,7 @@ static int do_wait_once(struct nspa_wait_args *args, int all)
     if (!all) {
         uint32_t index = 0;
         r = any_unqueued(objs, n, args->owner, args->timeout, &index);
+        if (r == -ETIMEDOUT && timers_poll(objs, count)) r = any_unqueued(objs, n, args->owner, 0, &index);
         if (r != FAST_MISS) {
             args->index = index;
             return r;
@@ -543,6 +561,7 @@ static int do_wait_once(struct nspa_wait_args *args, int all)
         atomic_store(&t->futex, 0);
         __atomic_store_n(&t->kind, WAIT_ALL, __ATOMIC_RELEASE);
         int won = take_all(t, objs, count, args->owner);
+        if (!won && args->timeout == 0 && timers_poll(objs, count)) won = take_all(t, objs, count, args->owner);
         __atomic_store_n(&t->kind, WAIT_NONE, __ATOMIC_RELEASE);
         if (won) return ended_result(args, atomic_load(&t->futex));
         if (args->timeout == 0) return -ETIMEDOUT;
@@ -559,6 +578,7 @@ static inline int wait_one(struct nspa_wait_args *args, int all)
         struct sobj *o = h_lookup(args->objs[0]);
         if (o) {
             int r = take_fast(o, args->owner, args->timeout, 1);
+            if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, args->owner, 0, 1);
             if (r != FAST_MISS) {
                 args->index = 0;
                 return r;
@@ -616,6 +636,7 @@ static int wait_single_slow(nspa_obj_t h, struct sobj *o, uint64_t timeout)
     if (!me) return -ENOMEM;
     if (o) {
         int r = take_fast(o, me->tid, timeout, 1);
+        if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, me->tid, 0, 1);
         if (r != FAST_MISS) return r;
         int (*hook)(nspa_obj_t, uint64_t) = __atomic_load_n(&proc_wait_hook, __ATOMIC_ACQUIRE);
         if (o->type == NSPA_TYPE_PROCESS && hook && (r = hook(h, timeout)) != 1) return r;

@@ -362,6 +362,8 @@ static void run_callback(struct tp_obj *o, uintptr_t arg)
     if (inst.rel_mutex) ReleaseMutex(inst.rel_mutex);
     if (inst.rel_sem) ReleaseSemaphore(inst.rel_sem, (LONG)inst.sem_count, NULL);
     if (inst.set_event) SetEvent(inst.set_event);
+    /* last: the callback's code may be in it (the reason for the call) */
+    if (inst.free_lib) FreeLibrary(inst.free_lib);
     if (nspa_sched_self_gen != gen) SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_NORMAL);
     if (inst.disassociated) o->running++;        /* finish() counts it off once more */
 }

@@ -41,12 +41,13 @@
 #define F_REMOVED 1u                 /* removed while its callback runs: do not requeue */
 #define F_RUNNING 2u                 /* its callback runs (on the service or a waiter) */
 #define F_DIRECT  4u                 /* a local waiter will run this expiry (direct path) */
-/* How long the service leaves a marked expiry to its waiter. 0: off. 500 us cut the
- * lock contention between the two at each expiry, but a 1 ms periodic timer then lost
- * expiries at low machine load (2,937 of 3,000 in 3 s; the cause was not found before
- * the deadline), so the service runs every expiry at its due time again and the waiter
- * and the service race for it (whoever comes first runs it, the other finds it moved). */
-#define DIRECT_GRACE_NS 0ull
+/* An expiry a local waiter is committed to run (F_DIRECT: it sleeps in its wait until
+ * that due time, then runs it) is left to that waiter however late it runs: it replays
+ * every period as a clock_nanosleep TIMER_ABSTIME loop does, and the service never runs
+ * it in its place. The service still looks at the due time (a look at the heap, under
+ * `lk` for a few steps: it finds the expiry done or still the waiter's); a waiter that
+ * leaves its wait without running the expiry drops the commit (tsvc_uncommit) and
+ * wakes the service if it must serve it earlier than it would look. */
 
 struct heap {
     struct tsvc_ent **a;
@@ -60,6 +61,10 @@ static _Atomic uint32_t seq;         /* futex: bumped to make the service look a
 static _Atomic uint32_t run_seq;     /* futex: bumped when a callback returns */
 static uint32_t run_waiters;
 static int started, watcher_started;
+/* per heap: the service looks at it again at the latest then (its sleep's timeout);
+ * UINT64_MAX: not before it is woken; 0: awake, it looks anyway. A waiter that queues
+ * an entry due for the service earlier wakes it (run_entry). */
+static uint64_t svc_until[2];
 static uint32_t svc_tid;
 static __thread int on_service;
 static __thread struct tsvc_ent *cur_ent;    /* the entry whose callback this thread runs */
@@ -140,29 +145,39 @@ static void svc_sched_setup(void)
     }
 }
 
-/* When entry @e is due for the service: its due time, or, while a waiter of this
- * process said it will run the expiry itself (F_DIRECT, the direct path), DIRECT_GRACE
- * later: the service does not wake at the same instant as that waiter and contend
- * with it for the lock; it runs the expiry only if the waiter did not. */
-static inline uint64_t due_for_service(const struct tsvc_ent *e)
-{
-    return (e->flags & F_DIRECT) ? e->due + DIRECT_GRACE_NS : e->due;
-}
-
 /* lk held: an entry of @h due for the service at @now, or NULL and *@when = the next
- * time one is. The root and its two children are looked at: below a child that is not
- * due nothing is (heap order), so only entries under two F_DIRECT entries in their
- * grace can be served late, by at most the grace. */
+ * time the service must look. Entries a local waiter is committed to run (F_DIRECT)
+ * are passed over (their children looked at); there are at most as many as threads
+ * waiting, so this visits O(waiters) entries. */
 static struct tsvc_ent *heap_due(struct heap *h, uint64_t now, uint64_t *when)
 {
+    uint32_t st[64], sp = 0;
     uint64_t w = UINT64_MAX;
-    for (uint32_t i = 0; i < 3 && i < h->n; i++) {
-        uint64_t d = due_for_service(h->a[i]);
-        if (d <= now) return h->a[i];
-        if (d < w) w = d;
+    if (h->n) st[sp++] = 0;
+    while (sp) {
+        struct tsvc_ent *e = h->a[st[--sp]];
+        if (e->due >= w) continue;               /* nothing below it is earlier */
+        if (!(e->flags & F_DIRECT)) {
+            if (e->due <= now) return e;
+            w = e->due;
+            continue;
+        }
+        if (now < e->due) w = e->due;            /* look then; past it: the waiter's */
+        for (uint32_t c = 2 * (uint32_t)e->idx + 1; c <= 2 * (uint32_t)e->idx + 2; c++)
+            if (c < h->n && sp < 64) st[sp++] = c;
     }
     *when = w;
     return NULL;
+}
+
+/* lk held: make the service look again if it sleeps past @e's due time */
+static void wake_for(struct tsvc_ent *e)
+{
+    int k = e->clock == CLOCK_REALTIME;
+    if (on_service || e->idx < 0 || e->due >= svc_until[k]) return;
+    svc_until[k] = 0;
+    atomic_fetch_add_explicit(&seq, 1, memory_order_release);
+    nspa_futex_wake_n(&seq, 1, 0);
 }
 
 /* Run @e's callback (taken off its heap; lk held, dropped meanwhile), then queue it
@@ -177,11 +192,17 @@ static void run_entry(struct tsvc_ent *e, uint64_t now)
     pthread_mutex_lock(&lk);
     cur_ent = prev;
     /* re-armed by its own callback (idx >= 0), or removed: leave it alone */
-    if (again == 1 && e->period && e->idx < 0 && !(e->flags & F_REMOVED)) {
+    uint32_t removed = e->flags & F_REMOVED;
+    e->flags = 0;
+    if (again == 1 && e->period && e->idx < 0 && !removed) {
         e->due += e->period;
         if (heap_push(heap_of(e), e)) { /* no room: the periodic entry ends */ }
+        /* queued again by a waiter (the direct path): the service, asleep, must come
+         * for it if no waiter commits to it (a wake only if it sleeps past its due
+         * time: with a waiter running every period, the service's look at the previous
+         * due comes first, so no system call here) */
+        else wake_for(e);
     }
-    e->flags = 0;
     atomic_fetch_add_explicit(&run_seq, 1, memory_order_release);
     if (run_waiters) nspa_futex_wake_n(&run_seq, INT32_MAX, 0);
     if (again == TSVC_RELEASE && e->idx < 0) e->release(e);     /* nobody else knows it */
@@ -194,6 +215,7 @@ static void *svc_main(void *arg)
     svc_sched_setup();
     pthread_mutex_lock(&lk);
     for (;;) {
+        svc_until[0] = svc_until[1] = 0;
         uint64_t now[2] = { nspa_clock_ns(CLOCK_MONOTONIC), nspa_clock_ns(CLOCK_REALTIME) };
         uint64_t when[2] = { UINT64_MAX, UINT64_MAX };
         struct tsvc_ent *e = NULL;
@@ -216,6 +238,8 @@ static void *svc_main(void *arg)
             clk = CLOCK_REALTIME;
         }
         uint32_t s = atomic_load_explicit(&seq, memory_order_acquire);
+        svc_until[0] = when[0];
+        svc_until[1] = when[1];
         pthread_mutex_unlock(&lk);
         nspa_futex_wait_abs(&seq, s, tp, clk, 0);
         pthread_mutex_lock(&lk);
@@ -257,6 +281,7 @@ static void svc_atfork_child(void)
         heaps[k].n = 0;
     }
     run_waiters = 0;
+    svc_until[0] = svc_until[1] = 0;
     started = watcher_started = 0;
     svc_tid = 0;
 }
@@ -311,10 +336,7 @@ NSPA_HIDDEN int tsvc_add(struct tsvc_ent *e)
         e->flags &= F_REMOVED | F_RUNNING;   /* re-armed from its own callback */
         r = heap_push(heap_of(e), e);
     }
-    if (!r && e->idx == 0 && !on_service) {   /* a new earliest entry: the service looks again */
-        atomic_fetch_add_explicit(&seq, 1, memory_order_release);
-        nspa_futex_wake_n(&seq, 1, 0);
-    }
+    if (!r) wake_for(e);             /* due before the service would look: it looks now */
     pthread_mutex_unlock(&lk);
     return r;
 }
@@ -324,6 +346,7 @@ NSPA_HIDDEN int tsvc_remove(struct tsvc_ent *e)
     pthread_once(&lk_once, lk_init);
     pthread_mutex_lock(&lk);
     int was = 0;
+    e->flags &= ~F_DIRECT;           /* a commit of a waiter is to this arm only */
     if (e->idx >= 0) {
         heap_del(heap_of(e), e);
         was = 1;
@@ -352,7 +375,7 @@ NSPA_HIDDEN int tsvc_due_mono(struct tsvc_ent *e, uint64_t *due)
     pthread_once(&lk_once, lk_init);
     pthread_mutex_lock(&lk);
     int q = e->idx >= 0 && !(e->flags & F_RUNNING);
-    if (q) e->flags |= F_DIRECT;         /* the service leaves this expiry to the caller */
+    if (q) e->flags |= F_DIRECT;         /* committed: the service leaves it to the caller */
     uint64_t d = e->due;
     clockid_t clk = e->clock;
     pthread_mutex_unlock(&lk);
@@ -363,6 +386,17 @@ NSPA_HIDDEN int tsvc_due_mono(struct tsvc_ent *e, uint64_t *due)
     }
     *due = d;
     return 1;
+}
+
+NSPA_HIDDEN void tsvc_uncommit(struct tsvc_ent *e)
+{
+    pthread_once(&lk_once, lk_init);
+    pthread_mutex_lock(&lk);
+    if (e->flags & F_DIRECT) {
+        e->flags &= ~F_DIRECT;
+        wake_for(e);
+    }
+    pthread_mutex_unlock(&lk);
 }
 
 NSPA_HIDDEN int tsvc_run_if_due(struct tsvc_ent *e)

@@ -39,9 +39,14 @@ NSPA_HIDDEN int tsvc_add(struct tsvc_ent *e);
 NSPA_HIDDEN int tsvc_remove(struct tsvc_ent *e);
 /* The direct path (docs/time.md): a thread waiting for a timer sleeps until the due
  * time itself and runs the expiry when it wakes, instead of being woken by the service.
- * tsvc_due_mono: @e's due time on CLOCK_MONOTONIC if it is queued (1), else 0.
+ * tsvc_due_mono: @e's due time on CLOCK_MONOTONIC if it is queued (1), else 0; the
+ * caller is then committed to run it (the service leaves it to the caller).
  * tsvc_run_if_due: run @e's callback now, on this thread, if it is queued and due (1). */
 NSPA_HIDDEN int tsvc_due_mono(struct tsvc_ent *e, uint64_t *due);
+/* the caller's wait ends without running @e's expiry (it got something else, or its
+ * own timeout comes first): the service serves it again (tsvc_due_mono committed the
+ * caller to it) */
+NSPA_HIDDEN void tsvc_uncommit(struct tsvc_ent *e);
 NSPA_HIDDEN int tsvc_run_if_due(struct tsvc_ent *e);
 /* 1 when the caller is the service thread (a callback) */
 NSPA_HIDDEN int tsvc_on_service_thread(void);
@@ -78,7 +83,7 @@ struct tp_obj {
     uint32_t kind;                       /* TPK_* (win32_pool.c checks it) */
 };
 enum { TPK_WORK = 0x574f524b, TPK_TIMER = 0x54494d52, TPK_WAIT = 0x57414954, TPK_SIMPLE = 0x53494d50,
-       TPK_LEGACY = 0x4c454743 };
+       TPK_LEGACY = 0x4c454743, TPK_IO = 0x54504f49 };
 
 NSPA_HIDDEN struct tp_pool *tp_default_pool(void);
 NSPA_HIDDEN struct tp_pool *tp_pool_new(void);
@@ -87,6 +92,9 @@ NSPA_HIDDEN void tp_pool_set_max(struct tp_pool *p, uint32_t max);
 NSPA_HIDDEN int tp_pool_set_min(struct tp_pool *p, uint32_t min);
 /* bind @o (zeroed by the caller, invoke/fn/ctx set) to @p; env fields may be NULL */
 NSPA_HIDDEN void tp_obj_init(struct tp_obj *o, struct tp_pool *p, int prio, int long_fn);
+/* a Vista object's kind, callback and environment (a PTP_CALLBACK_ENVIRON or NULL:
+ * pool, priority, cleanup group, its callbacks; win32_pool.c) */
+NSPA_HIDDEN void tp_env_setup(struct tp_obj *o, uint32_t kind, void *fn, void *ctx, void *env);
 NSPA_HIDDEN void tp_submit(struct tp_obj *o, uintptr_t arg);
 /* run one submission of @o on the calling thread now (timer / wait thread callbacks) */
 NSPA_HIDDEN void tp_run_inline(struct tp_obj *o, uintptr_t arg);

@@ -65,7 +65,7 @@ static int trec_fire(struct tsvc_ent *e, uint64_t now)
 {
     struct trec *t = (struct trec *)e;
     uint32_t refs = 0;
-    int r = nspa__timer_fire(t->own, t->gen, &refs);
+    int r = nspa__timer_fire(t->own, t->gen, e->due + e->period, &refs);
     if (r == 0 && t->fn) t->fn(t->ctx, e->clock == CLOCK_REALTIME ? now : nspa_clock_ns(CLOCK_REALTIME));
     if (r == 0 && e->period && refs > 1) return 1;
     trec_drop(t);                    /* one-shot done, superseded, or nobody left */
@@ -84,10 +84,81 @@ static struct trec *find_nolock(uintptr_t key)
     return NULL;
 }
 
+/* ---- adoption: a timer of the region whose arming process is gone (docs/time.md) --- */
+
+/* How late an expiry of a timer armed by another, living process may be before a
+ * waiter here looks whether that process is gone: a waiter sleeps until the due time
+ * plus this, and is woken by the expiry well before when its process serves it. */
+#define ADOPT_GRACE_NS 2000000ull
+
+static uint64_t sched_mono(const struct nspa__timer_sched *s)
+{
+    if (!s->realtime) return s->due;
+    uint64_t now_r = nspa_clock_ns(CLOCK_REALTIME), now_m = nspa_clock_ns(CLOCK_MONOTONIC);
+    return s->due <= now_r ? now_m : s->due - now_r + now_m;
+}
+
+/* Arm the record of @key on our service with an arm taken over (nspa__timer_adopt:
+ * @own is our new handle). Expiries missed while nobody served the timer are one
+ * expiry, run now on the calling thread (the timer is signaled once, as they would
+ * have left it); the period goes on from there on the original schedule. */
+static void adopt_arm(uintptr_t key, const struct nspa__timer_sched *s, uint32_t gen, nspa_obj_t own)
+{
+    pthread_mutex_lock(&tl);
+    struct trec *t = find(key, 1);
+    if (!t) {
+        pthread_mutex_unlock(&tl);
+        nspa_close(own);           /* no memory: the next waiter tries again */
+        return;
+    }
+    tsvc_remove(&t->e);
+    trec_drop(t);
+    t->own = own;
+    t->gen = gen;
+    t->e.clock = s->realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+    t->e.due = s->due;
+    t->e.period = s->period;
+    t->e.fire = trec_fire;
+    uint64_t now = nspa_clock_ns(t->e.clock);
+    if (s->due <= now) {
+        /* overdue: the expiry runs here, now (so that the caller's look sees it), the
+         * missed periods merged into it; then the period goes on from the schedule */
+        if (s->period) t->e.due += (now - s->due) / s->period * s->period;
+        if (!trec_fire(&t->e, now)) {            /* one-shot, or nobody left: dropped */
+            pthread_mutex_unlock(&tl);
+            return;
+        }
+        t->e.due += t->e.period;
+    }
+    if (tsvc_add(&t->e)) trec_drop(t);
+    pthread_mutex_unlock(&tl);
+}
+
+/* not armed here: another process's arm, taken over when that process is gone */
+static int remote_due(uintptr_t key, uint64_t *mono)
+{
+    struct nspa__timer_sched s;
+    uint32_t gen;
+    nspa_obj_t own = 0;
+    int r = nspa__timer_adopt(key, &s, &gen, &own);
+    if (r == 1) {
+        adopt_arm(key, &s, gen, own);
+        struct trec *t = find_nolock(key);
+        return t ? tsvc_due_mono(&t->e, mono) : 0;
+    }
+    if (r != 2) return 0;
+    /* served by a living process: look again if it has not been by the due time plus
+     * the grace (never in the past: a late server is looked at once per grace) */
+    uint64_t d = sched_mono(&s), now = nspa_clock_ns(CLOCK_MONOTONIC);
+    *mono = (d > now ? d : now) + ADOPT_GRACE_NS;
+    return 1;
+}
+
 static int hook_due(uintptr_t key, uint64_t *mono)
 {
     struct trec *t = find_nolock(key);
-    return t ? tsvc_due_mono(&t->e, mono) : 0;
+    if (t && tsvc_due_mono(&t->e, mono)) return 1;
+    return remote_due(key, mono);
 }
 
 static void hook_expire(uintptr_t key)
@@ -96,12 +167,35 @@ static void hook_expire(uintptr_t key)
     if (t) tsvc_run_if_due(&t->e);
 }
 
-static const struct nspa__timer_hooks hooks = { hook_due, hook_expire };
+static void hook_uncommit(uintptr_t key)
+{
+    struct trec *t = find_nolock(key);
+    if (t) tsvc_uncommit(&t->e);
+}
+
+static int hook_poll(uintptr_t key)
+{
+    struct nspa__timer_sched s;
+    uint32_t gen;
+    nspa_obj_t own = 0;
+    if (nspa__timer_adopt(key, &s, &gen, &own) != 1) return 0;
+    adopt_arm(key, &s, gen, own);    /* an overdue expiry ran in it */
+    return 1;
+}
+
+static const struct nspa__timer_hooks hooks = { hook_due, hook_expire, hook_poll, hook_uncommit };
+
+/* Installed at load: a process that only opened a timer (by name, inherited,
+ * duplicated into it) must be able to take it over too. The sync core calls them only
+ * for timer objects. */
+__attribute__((constructor)) static void timer_hooks_init(void)
+{
+    nspa__set_timer_hooks(&hooks);
+}
 
 NSPA_EXPORT int nspa_create_timer(int manual, const char *name, nspa_obj_t *out)
 {
     if ((unsigned)manual > 1) return -EINVAL;
-    nspa__set_timer_hooks(&hooks);
     return nspa__timer_create(manual, name, out);
 }
 
@@ -116,7 +210,8 @@ NSPA_EXPORT int nspa_timer_set(nspa_obj_t h, const struct nspa_timer_args *a)
     nspa_obj_t own = 0;
     int r = t ? nspa_dup(h, &own) : -ENOMEM;
     uint32_t gen = 0;
-    if (!r) r = nspa__timer_arm(h, 1, &gen);      /* -EINVAL: not a timer */
+    struct nspa__timer_sched sch = { a->due, a->period, (a->flags & NSPA_TIMER_REALTIME) != 0 };
+    if (!r) r = nspa__timer_arm(h, &sch, &gen);   /* -EINVAL: not a timer */
     if (r) {
         if (own) nspa_close(own);
         pthread_mutex_unlock(&tl);
@@ -144,7 +239,7 @@ NSPA_EXPORT int nspa_timer_set(nspa_obj_t h, const struct nspa_timer_args *a)
 
 NSPA_EXPORT int nspa_timer_cancel(nspa_obj_t h)
 {
-    int r = nspa__timer_arm(h, 0, NULL);         /* supersedes arms of every process */
+    int r = nspa__timer_arm(h, NULL, NULL);      /* supersedes arms of every process */
     if (r) return r;
     uintptr_t key = nspa__obj_key(h);
     pthread_mutex_lock(&tl);

@@ -32,8 +32,9 @@ static struct tp_pool *env_pool(PTP_CALLBACK_ENVIRON env)
 }
 
 /* the common part of every Create*: pool, priority, group, callbacks of @env */
-static void obj_setup(struct tp_obj *o, uint32_t kind, void *fn, void *ctx, PTP_CALLBACK_ENVIRON env)
+NSPA_HIDDEN void tp_env_setup(struct tp_obj *o, uint32_t kind, void *fn, void *ctx, void *env_)
 {
+    PTP_CALLBACK_ENVIRON env = env_;
     o->kind = kind;
     o->fn = fn;
     o->ctx = ctx;
@@ -100,7 +101,7 @@ NSPA_EXPORT PTP_WORK WINAPI CreateThreadpoolWork(PTP_WORK_CALLBACK fn, PVOID ctx
     if (!o) return NULL;
     o->invoke = work_invoke;
     o->destroy = obj_destroy_free;
-    obj_setup(o, TPK_WORK, (void *)fn, ctx, env);
+    tp_env_setup(o, TPK_WORK, (void *)fn, ctx, env);
     return (PTP_WORK)o;
 }
 
@@ -155,7 +156,7 @@ NSPA_EXPORT BOOL WINAPI TrySubmitThreadpoolCallback(PTP_SIMPLE_CALLBACK fn, PVOI
     o->invoke = simple_invoke;
     o->destroy = obj_destroy_free;
     o->free_after_run = 1;
-    obj_setup(o, TPK_SIMPLE, (void *)fn, ctx, env);
+    tp_env_setup(o, TPK_SIMPLE, (void *)fn, ctx, env);
     tp_submit(o, 0);
     return TRUE;
 }
@@ -202,7 +203,7 @@ NSPA_EXPORT PTP_TIMER WINAPI CreateThreadpoolTimer(PTP_TIMER_CALLBACK fn, PVOID 
     t->o.invoke = timer_invoke;
     t->o.destroy = timer_destroy;
     t->o.stop = timer_stop;
-    obj_setup(&t->o, TPK_TIMER, (void *)fn, ctx, env);
+    tp_env_setup(&t->o, TPK_TIMER, (void *)fn, ctx, env);
     return (PTP_TIMER)t;
 }
 
@@ -293,7 +294,7 @@ NSPA_EXPORT PTP_WAIT WINAPI CreateThreadpoolWait(PTP_WAIT_CALLBACK fn, PVOID ctx
     w->o.invoke = wait_invoke;
     w->o.destroy = wait_destroy;
     w->o.stop = wait_stop;
-    obj_setup(&w->o, TPK_WAIT, (void *)fn, ctx, env);
+    tp_env_setup(&w->o, TPK_WAIT, (void *)fn, ctx, env);
     return (PTP_WAIT)w;
 }
 
@@ -384,7 +385,7 @@ NSPA_EXPORT void WINAPI LeaveCriticalSectionWhenCallbackReturns(PTP_CALLBACK_INS
 {
     if (i) INST(i)->leave_cs = cs;
 }
-/* NSPA loads no libraries (no LoadLibrary): the module is recorded and nothing is freed */
+/* FreeLibrary(mod) after the callback returned (pool.c, run_callback) */
 NSPA_EXPORT void WINAPI FreeLibraryWhenCallbackReturns(PTP_CALLBACK_INSTANCE i, HMODULE mod)
 {
     if (i) INST(i)->free_lib = mod;

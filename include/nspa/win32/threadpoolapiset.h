@@ -1,7 +1,6 @@
 /* NSPA Win32 layer: thread pools, the Vista API (threadpoolapiset.h, with the callback
  * environment of winnt.h / winbase.h). src/time/pool.c, win32_pool.c; docs/time.md.
- * Not here: CreateThreadpoolIo and its calls (they need the completion ports of the
- * I/O work), SetThreadpoolStackInformation. */
+ * Thread-pool I/O: src/time/win32_tpio.c. Not here: SetThreadpoolStackInformation. */
 #ifndef NSPA_WIN32_THREADPOOLAPISET_H
 #define NSPA_WIN32_THREADPOOLAPISET_H
 #include "windef.h"
@@ -25,6 +24,8 @@ typedef void (CALLBACK *PTP_WORK_CALLBACK)(PTP_CALLBACK_INSTANCE inst, PVOID ctx
 typedef void (CALLBACK *PTP_TIMER_CALLBACK)(PTP_CALLBACK_INSTANCE inst, PVOID ctx, PTP_TIMER timer);
 typedef void (CALLBACK *PTP_WAIT_CALLBACK)(PTP_CALLBACK_INSTANCE inst, PVOID ctx, PTP_WAIT wait,
                                            TP_WAIT_RESULT result);
+typedef void (CALLBACK *PTP_WIN32_IO_CALLBACK)(PTP_CALLBACK_INSTANCE inst, PVOID ctx, PVOID overlapped,
+                                               ULONG io_result, ULONG_PTR bytes, PTP_IO io);
 typedef void (CALLBACK *PTP_CLEANUP_GROUP_CANCEL_CALLBACK)(PVOID object_ctx, PVOID cleanup_ctx);
 
 typedef enum _TP_CALLBACK_PRIORITY {
@@ -101,6 +102,12 @@ void WINAPI SetThreadpoolWait(PTP_WAIT wait, HANDLE h, PFILETIME timeout);
 BOOL WINAPI SetThreadpoolWaitEx(PTP_WAIT wait, HANDLE h, PFILETIME timeout, PVOID reserved);
 void WINAPI WaitForThreadpoolWaitCallbacks(PTP_WAIT wait, BOOL cancel_pending);
 void WINAPI CloseThreadpoolWait(PTP_WAIT wait);
+
+PTP_IO WINAPI CreateThreadpoolIo(HANDLE file, PTP_WIN32_IO_CALLBACK fn, PVOID ctx, PTP_CALLBACK_ENVIRON env);
+void WINAPI StartThreadpoolIo(PTP_IO io);
+void WINAPI CancelThreadpoolIo(PTP_IO io);
+void WINAPI WaitForThreadpoolIoCallbacks(PTP_IO io, BOOL cancel_pending);
+void WINAPI CloseThreadpoolIo(PTP_IO io);
 
 BOOL WINAPI CallbackMayRunLong(PTP_CALLBACK_INSTANCE inst);
 void WINAPI DisassociateCurrentThreadFromCallback(PTP_CALLBACK_INSTANCE inst);

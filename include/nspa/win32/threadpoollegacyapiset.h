@@ -1,10 +1,11 @@
 /* NSPA Win32 layer: the legacy thread pool and timer queues (threadpoollegacyapiset.h).
- * src/time/win32_legacy.c; docs/time.md. Not here: BindIoCompletionCallback (it needs
- * the completion ports of the I/O work). */
+ * src/time/win32_legacy.c, BindIoCompletionCallback in src/time/win32_tpio.c;
+ * docs/time.md. */
 #ifndef NSPA_WIN32_THREADPOOLLEGACYAPISET_H
 #define NSPA_WIN32_THREADPOOLLEGACYAPISET_H
 #include "windef.h"
 #include "winbase.h"
+#include "minwinbase.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,6 +44,7 @@ BOOL WINAPI CreateTimerQueueTimer(PHANDLE new_timer, HANDLE queue, WAITORTIMERCA
                                   DWORD period_ms, ULONG flags);
 BOOL WINAPI ChangeTimerQueueTimer(HANDLE queue, HANDLE timer, ULONG due_ms, ULONG period_ms);
 BOOL WINAPI DeleteTimerQueueTimer(HANDLE queue, HANDLE timer, HANDLE completion_event);
+BOOL WINAPI BindIoCompletionCallback(HANDLE file, LPOVERLAPPED_COMPLETION_ROUTINE fn, ULONG flags);
 
 #ifdef __cplusplus
 }
