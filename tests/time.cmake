@@ -16,3 +16,5 @@ nspa_add_io_test(time_tpio SOURCES tests/time_tpio.c THREADED TIMEOUT 60)
 target_compile_definitions(time_tpio PRIVATE NSPA_TPLIB="$<TARGET_FILE:time_tplib>")
 add_dependencies(time_tpio time_tplib)
 nspa_add_test(time_direct SOURCES tests/time_direct.c WIN32 THREADED TIMEOUT 60)
+# Wine's test_iocp_callback (BindIoCompletionCallback on files), on both I/O engines
+nspa_add_io_test(time_bind_wine SOURCES tests/time_bind_wine.c THREADED TIMEOUT 60)

@@ -297,6 +297,18 @@ NSPA_HIDDEN int io_file_type(uint32_t h)
     return t;
 }
 
+/* 1: opened for overlapped I/O (FILE_FLAG_OVERLAPPED, WSA_FLAG_OVERLAPPED), 0: not,
+ * -EBADF: not a file, socket or pipe handle */
+NSPA_HIDDEN int io_is_overlapped(uint32_t h)
+{
+    int err = 0;
+    struct io_file *f = io_file_get(h, &err);
+    if (!f) return err;
+    int o = f->overlapped != 0;
+    io_file_put(f);
+    return o;
+}
+
 static uint32_t std_h[3];
 static pthread_mutex_t std_lock = PTHREAD_MUTEX_INITIALIZER;
 

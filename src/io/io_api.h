@@ -77,6 +77,7 @@ NSPA_HIDDEN int io_file_size(uint32_t h, int64_t *size);
 NSPA_HIDDEN int io_file_seek(uint32_t h, int64_t dist, int how, int64_t *pos);
 NSPA_HIDDEN int io_file_truncate(uint32_t h);
 NSPA_HIDDEN int io_file_flush(uint32_t h);
+NSPA_HIDDEN int io_is_overlapped(uint32_t h);           /* 1, 0, -EBADF */
 NSPA_HIDDEN int io_file_type(uint32_t h);               /* 1 disk, 2 char, 3 pipe, -EBADF */
 NSPA_HIDDEN int io_std_handle(int which, uint32_t *out);   /* 0 stdin, 1 stdout, 2 stderr */
 NSPA_HIDDEN void io_set_std(int which, uint32_t h);         /* SetStdHandle */

@@ -184,6 +184,13 @@ NSPA_EXPORT BOOL WINAPI BindIoCompletionCallback(HANDLE file, LPOVERLAPPED_COMPL
         SetLastError(ERROR_INVALID_PARAMETER);
         return FALSE;
     }
+    /* a handle for synchronous I/O cannot be bound (Windows: STATUS_INVALID_PARAMETER
+     * from the completion information; Wine's test_iocp_callback checks it) */
+    int ov = io_is_overlapped(H32(file));
+    if (ov <= 0) {
+        SetLastError(ov == 0 ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE);
+        return FALSE;
+    }
     pthread_once(&bind_once, bind_init);
     if (!bind_port) {
         SetLastError(ERROR_NOT_ENOUGH_MEMORY);
