@@ -11,6 +11,30 @@
 static HANDLE sem;
 static volatile LONG cb_err = -1, cb_bytes = -1;
 
+static char path[256];
+
+static HANDLE make_file(DWORD flags)
+{
+    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS,
+                           FILE_FLAG_RANDOM_ACCESS | flags, 0);
+    REQUIRE(f != INVALID_HANDLE_VALUE);
+    return f;
+}
+
+static void drop_file(HANDLE f)
+{
+    CHECK(CloseHandle(f));
+    CHECK(DeleteFileA(path));
+}
+
+/* the bind is refused with @err */
+static void refused(HANDLE f, LPOVERLAPPED_COMPLETION_ROUTINE fn, DWORD err)
+{
+    SetLastError(0xdeadbeef);
+    CHECK(!BindIoCompletionCallback(f, fn, 0));
+    CHECK_EQ(GetLastError(), err);
+}
+
 static void WINAPI iocp_callback(DWORD err, DWORD bytes, LPOVERLAPPED ov)
 {
     (void)ov;
@@ -21,23 +45,16 @@ static void WINAPI iocp_callback(DWORD err, DWORD bytes, LPOVERLAPPED ov)
 
 int main(void)
 {
-    char path[256];
     snprintf(path, sizeof(path), "/tmp/nspa-bind-wine-%d", (int)getpid());
     const char *buffer = "12345678123456781234567812345678";
     sem = CreateSemaphoreW(NULL, 0, 1, NULL);
     REQUIRE(sem != NULL);
 
-    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_FLAG_RANDOM_ACCESS, 0);
-    REQUIRE(f != INVALID_HANDLE_VALUE);
-    SetLastError(0xdeadbeef);
-    CHECK(!BindIoCompletionCallback(f, iocp_callback, 0));             /* not overlapped */
-    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
-    CHECK(CloseHandle(f));
-    CHECK(DeleteFileA(path));
+    HANDLE f = make_file(0);
+    refused(f, iocp_callback, ERROR_INVALID_PARAMETER);                 /* not overlapped */
+    drop_file(f);
 
-    f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS,
-                    FILE_FLAG_RANDOM_ACCESS | FILE_FLAG_OVERLAPPED, 0);
-    REQUIRE(f != INVALID_HANDLE_VALUE);
+    f = make_file(FILE_FLAG_OVERLAPPED);
     CHECK(BindIoCompletionCallback(f, iocp_callback, 0));
     OVERLAPPED ov;
     memset(&ov, 0, sizeof(ov));
@@ -47,23 +64,15 @@ int main(void)
     CHECK_EQ(WaitForSingleObject(sem, 5000), WAIT_OBJECT_0);      /* the callback ran */
     CHECK_EQ(InterlockedCompareExchange(&cb_err, 0, 0), 0);
     CHECK_EQ(InterlockedCompareExchange(&cb_bytes, 0, 0), 4);
-    SetLastError(0xdeadbeef);
-    CHECK(!BindIoCompletionCallback(f, iocp_callback, 0));             /* bound already */
-    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
-    SetLastError(0xdeadbeef);
-    CHECK(!BindIoCompletionCallback(f, NULL, 0));
-    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
-    CHECK(CloseHandle(f));
-    CHECK(DeleteFileA(path));
+    refused(f, iocp_callback, ERROR_INVALID_PARAMETER);                 /* bound already */
+    refused(f, NULL, ERROR_INVALID_PARAMETER);
+    drop_file(f);
 
     /* Flags must be 0 on some Windows versions: either answer, but a refusal says why */
-    f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS,
-                    FILE_FLAG_RANDOM_ACCESS | FILE_FLAG_OVERLAPPED, 0);
-    REQUIRE(f != INVALID_HANDLE_VALUE);
+    f = make_file(FILE_FLAG_OVERLAPPED);
     SetLastError(0xdeadbeef);
     if (!BindIoCompletionCallback(f, iocp_callback, 12345)) CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
-    CHECK(CloseHandle(f));
-    CHECK(DeleteFileA(path));
+    drop_file(f);
 
     SetLastError(0xdeadbeef);
     CHECK(!BindIoCompletionCallback(NULL, iocp_callback, 0));
