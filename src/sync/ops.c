@@ -16,7 +16,7 @@ static inline struct sobj *typed(nspa_obj_t h, int type, int *err)
     uint8_t t = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     if (__builtin_expect(t == OBJ_FORWARD, 0)) {        /* grown into the region just now */
         o = obj_forward_target(o);
-        t = o->type;
+        t = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     }
     if (__builtin_expect(t != type, 0)) { *err = -EINVAL; return NULL; }
     return o;
@@ -390,7 +390,7 @@ NSPA_HIDDEN int nspa__obj_create(int type, uint64_t word, uint32_t max, uint32_t
 NSPA_HIDDEN struct sobj *nspa__obj_lookup(nspa_obj_t h, int type)
 {
     struct sobj *o = h_lookup(h);
-    return o && o->type == type ? o : NULL;
+    return o && __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) == type ? o : NULL;
 }
 
 NSPA_HIDDEN void nspa__obj_priv(const struct sobj *o, uint32_t *max, uint32_t *ext)

@@ -431,15 +431,16 @@ static int resolve(const struct nspa_wait_args *args, struct sobj **objs, int al
     for (uint32_t i = 0; i < count; i++) {
         objs[i] = h_lookup(args->objs[i]);
         if (!objs[i]) return -EBADF;
-        if (objs[i]->type == OBJ_FORWARD) objs[i] = obj_forward_target(objs[i]);
-        if (!sync_kind_of(objs[i]->type)) return -EINVAL;
+        /* read without the lock: the type may turn OBJ_FORWARD under us (obj_promote) */
+        if (obj_type_now(objs[i]) == OBJ_FORWARD) objs[i] = obj_forward_target(objs[i]);
+        if (!sync_kind_of(obj_type_now(objs[i]))) return -EINVAL;
     }
     uint32_t n = count;
     if (args->alert) {
         objs[count] = h_lookup(args->alert);
         if (!objs[count]) return -EBADF;
         /* ntsync takes any of its objects as the alert (and acquires it as such) */
-        if (!sync_kind_of(objs[count]->type)) return -EINVAL;
+        if (!sync_kind_of(obj_type_now(objs[count]))) return -EINVAL;
         n++;
     }
     if (all)
@@ -639,7 +640,7 @@ static int wait_single_slow(nspa_obj_t h, struct sobj *o, uint64_t timeout)
         if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, me->tid, 0, 1);
         if (r != FAST_MISS) return r;
         int (*hook)(nspa_obj_t, uint64_t) = __atomic_load_n(&proc_wait_hook, __ATOMIC_ACQUIRE);
-        if (o->type == NSPA_TYPE_PROCESS && hook && (r = hook(h, timeout)) != 1) return r;
+        if (obj_type_now(o) == NSPA_TYPE_PROCESS && hook && (r = hook(h, timeout)) != 1) return r;
     }
     struct nspa_wait_args a = { .timeout = timeout, .objs = &h, .count = 1, .owner = me->tid };
     return do_wait(&a, 0);
