@@ -187,8 +187,9 @@ NSPA_EXPORT size_t nspa_heap_usable_size(const void *p)
 }
 
 /* The block's new address, or NULL with *err: -EBADF, -EINVAL (NULL or not a live
- * block), -ENOMEM (the old block is intact). */
-static void *realloc_impl(heap_t *h, unsigned int flags, void *p, size_t n, int *err)
+ * block), -ENOMEM (the old block is intact). HeapReAlloc and the C realloc call it
+ * directly; nspa_heap_realloc in its 0 / -errno shape. */
+void *heap_realloc_err(heap_t *h, unsigned int flags, void *p, size_t n, int *err)
 {
     *err = -ENOMEM;
     if (!heap_ok(h)) {
@@ -262,18 +263,13 @@ NSPA_EXPORT int nspa_heap_realloc(nspa_heap_t *h, unsigned int flags, void **mem
     if (!mem)
         return -EINVAL;
     int err;
-    void *q = realloc_impl(H(h), flags, *mem, n, &err);
+    void *q = heap_realloc_err(H(h), flags, *mem, n, &err);
     if (!q)
         return err;
     *mem = q;
     return 0;
 }
 
-/* HeapReAlloc and the C realloc: the new block or NULL with the reason */
-void *heap_realloc_err(heap_t *h, unsigned int flags, void *p, size_t n, int *err)
-{
-    return realloc_impl(h, flags, p, n, err);
-}
 
 /* ---------------------------------------------------------------------------------- */
 /* validate, walk, compact, stats (world stopped)                                      */

@@ -87,12 +87,18 @@ static inline int take_fast_common(struct sobj *o, uint64_t *w)
                ? 1 : 2;
 }
 
-static int take_fast_kind(struct sobj *o, uint64_t w, uint32_t owner, uint64_t timeout, int spin);
+/* take_fast's flags: a mutex waiter may spin for a running owner; the owner is the
+ * calling thread, whose record is looked up only if a kind needs it (so a free event or
+ * semaphore is taken without it) */
+#define TF_SPIN 1
+#define TF_SELF 2
+
+static int take_fast_kind(struct sobj *o, uint64_t w, uint32_t owner, uint64_t timeout, int flags);
 
 /* Inline, and a leaf for events and semaphores: the uncontended wait costs no call and
  * no saved registers (the triple of nspa-bench sync measures this). Mutexes and the
  * other kinds go through take_fast_kind, out of line. */
-static inline int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int spin)
+static inline int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, int flags)
 {
     uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
     for (;;) {
@@ -101,13 +107,18 @@ static inline int take_fast(struct sobj *o, uint32_t owner, uint64_t timeout, in
         if (__builtin_expect(c == 1, 1)) return 0;
         if (c == 2) continue;                      /* lost a race: look again */
         if (c == 0) return timeout == 0 ? -ETIMEDOUT : FAST_MISS;
-        return take_fast_kind(o, w, owner, timeout, spin);
+        return take_fast_kind(o, w, owner, timeout, flags);
     }
 }
 
 static __attribute__((noinline)) int take_fast_kind(struct sobj *o, uint64_t w, uint32_t owner, uint64_t timeout,
-                                                    int spin)
+                                                    int flags)
 {
+    if (flags & TF_SELF) {
+        struct nspa_tls *me = self();
+        if (!me) return -ENOMEM;
+        owner = me->tid;
+    }
     uint8_t ty = __atomic_load_n(&o->type, __ATOMIC_RELAXED);
     const struct sync_kind *k = sync_kind_of(ty);
     if (!k) return ty == OBJ_FORWARD ? FAST_MISS : -EBADF;   /* grown meanwhile: slow path */
@@ -132,7 +143,7 @@ static __attribute__((noinline)) int take_fast_kind(struct sobj *o, uint64_t w, 
             continue;
         }
         if (timeout == 0) return -ETIMEDOUT;
-        if (!spin || ty != NSPA_TYPE_MUTEX || spins++ >= spin_limit()) return FAST_MISS;
+        if (!(flags & TF_SPIN) || ty != NSPA_TYPE_MUTEX || spins++ >= spin_limit()) return FAST_MISS;
         nspa_cpu_relax();
         w = atomic_load_explicit(&o->word, memory_order_acquire);
     }
@@ -578,8 +589,8 @@ static inline int wait_one(struct nspa_wait_args *args, int all)
     if (!args->flags && !args->pad) {
         struct sobj *o = h_lookup(args->objs[0]);
         if (o) {
-            int r = take_fast(o, args->owner, args->timeout, 1);
-            if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, args->owner, 0, 1);
+            int r = take_fast(o, args->owner, args->timeout, TF_SPIN);
+            if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, args->owner, 0, TF_SPIN);
             if (r != FAST_MISS) {
                 args->index = 0;
                 return r;
@@ -612,36 +623,20 @@ NSPA_HIDDEN void nspa__set_proc_wait_hook(int (*fn)(nspa_obj_t h, uint64_t timeo
 }
 
 /* internal: WaitForSingleObject's path, without building a request */
-static __attribute__((noinline)) int wait_single_slow(nspa_obj_t h, struct sobj *o, uint64_t timeout);
-
 NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
 {
     /* an event or a semaphore that is free needs neither the thread's record nor a
-     * call: the common uncontended wait is this much */
+     * call (TF_SELF): the common uncontended wait is this much */
     struct sobj *o = h_lookup(h);
     if (__builtin_expect(o != NULL, 1)) {
-        uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
-        while (!(w & OBJ_CLAIMED)) {
-            int c = take_fast_common(o, &w);
-            if (__builtin_expect(c == 1, 1)) return 0;
-            if (c == 0 && timeout == 0) return -ETIMEDOUT;
-            if (c != 2) break;                     /* 2: lost a race, look again */
-        }
-    }
-    return wait_single_slow(h, o, timeout);
-}
-
-static int wait_single_slow(nspa_obj_t h, struct sobj *o, uint64_t timeout)
-{
-    struct nspa_tls *me = self();
-    if (!me) return -ENOMEM;
-    if (o) {
-        int r = take_fast(o, me->tid, timeout, 1);
-        if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, me->tid, 0, 1);
+        int r = take_fast(o, 0, timeout, TF_SPIN | TF_SELF);
+        if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, 0, 0, TF_SPIN | TF_SELF);
         if (r != FAST_MISS) return r;
         int (*hook)(nspa_obj_t, uint64_t) = __atomic_load_n(&proc_wait_hook, __ATOMIC_ACQUIRE);
         if (obj_type_now(o) == NSPA_TYPE_PROCESS && hook && (r = hook(h, timeout)) != 1) return r;
     }
+    struct nspa_tls *me = self();
+    if (!me) return -ENOMEM;
     struct nspa_wait_args a = { .timeout = timeout, .objs = &h, .count = 1, .owner = me->tid };
     return do_wait(&a, 0);
 }

@@ -72,41 +72,52 @@ static pid_t pid_of(HANDLE process)
     return (pid_t)pid;
 }
 
-/* the union of the CPU sets of a process's threads; -errno */
-static int read_process_mask(pid_t pid, DWORD_PTR *out)
+/* Every thread of process @pid: @fn(tid, ctx) for each; -errno (the directory), or the
+ * first error @fn gave (a thread gone meanwhile, ESRCH, is not one) */
+static int each_thread(pid_t pid, int (*fn)(int tid, void *ctx), void *ctx)
 {
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
     DIR *d = opendir(path);
     if (!d) return -errno;
-    DWORD_PTR m = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        int tid = atoi(e->d_name);
-        cpu_set_t s;
-        if (tid > 0 && sched_getaffinity(tid, sizeof(s), &s) == 0) m |= to_mask(&s);
-    }
-    closedir(d);
-    *out = m;
-    return m ? 0 : -ESRCH;
-}
-
-static int write_process_mask(pid_t pid, DWORD_PTR m)
-{
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-    DIR *d = opendir(path);
-    if (!d) return -errno;
-    cpu_set_t s;
-    from_mask(m, &s);
     int r = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         int tid = atoi(e->d_name);
-        if (tid > 0 && sched_setaffinity(tid, sizeof(s), &s) && errno != ESRCH) r = -errno;
+        int x = tid > 0 ? fn(tid, ctx) : 0;
+        if (x && x != -ESRCH && !r) r = x;
     }
     closedir(d);
     return r;
+}
+
+static int get_one(int tid, void *ctx)
+{
+    cpu_set_t s;
+    if (sched_getaffinity(tid, sizeof(s), &s)) return -errno;
+    *(DWORD_PTR *)ctx |= to_mask(&s);
+    return 0;
+}
+
+static int set_one(int tid, void *ctx)
+{
+    return sched_setaffinity(tid, sizeof(cpu_set_t), ctx) ? -errno : 0;
+}
+
+/* the union of the CPU sets of a process's threads; -errno */
+static int read_process_mask(pid_t pid, DWORD_PTR *out)
+{
+    DWORD_PTR m = 0;
+    int r = each_thread(pid, get_one, &m);
+    *out = m;
+    return r ? r : m ? 0 : -ESRCH;
+}
+
+static int write_process_mask(pid_t pid, DWORD_PTR m)
+{
+    cpu_set_t s;
+    from_mask(m, &s);
+    return each_thread(pid, set_one, &s);
 }
 
 static DWORD affinity_error(int r)
