@@ -26,7 +26,8 @@ static int check_queue(struct sobj *o, uint32_t i)
     CHECKV(o->nall == nall, "object %u: %u wait-all entries counted, %u queued", i, o->nall, nall);
     uint64_t w = atomic_load(&o->word);
     int big = o->type == NSPA_TYPE_MUTEX && ((w >> MTX_CNT_SHIFT) & MTX_CNT_MASK) == MTX_CNT_BIG;
-    CHECKV(!(w & OBJ_CLAIMED) || o->q_head || big, "object %u: claimed with no waiters", i);
+    CHECKV(!(w & OBJ_CLAIMED) || o->q_head || big, "object %u (type %u, word %#llx): claimed with no waiters", i,
+           o->type, (unsigned long long)w);
     CHECKV(!o->intent.waiter, "object %u: a grant left half done", i);
     if (o->type == NSPA_TYPE_SEM)
         CHECKV((uint32_t)w <= o->max, "semaphore %u: count %u > max %u", i, (uint32_t)w, o->max);
