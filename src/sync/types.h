@@ -111,6 +111,10 @@ struct went {                        /* one object of a wait: its entry in that 
 };
 
 enum { WAIT_NONE = 0, WAIT_ANY = 1, WAIT_ALL = 2 };
+/* thr.spinning: what a waiting thread does now. A granted waiter still says T_SLEEP
+ * until it runs: the owner of a mutex it was just handed is not on a CPU yet, and
+ * nobody spins for it (wait.c, owner_off_cpu). */
+enum { T_RUN = 0, T_SPIN = 1, T_SLEEP = 2 };
 
 /* the futex word of a wait (rule 4) */
 #define W_DONE          0x80000000u
@@ -136,7 +140,9 @@ struct thr {
     uint32_t owner;                  /* owner id of the wait */
     uint32_t key;                    /* its own key in this wait (see pi.c) */
     uint32_t shared_futex;           /* wakers use a shared FUTEX_WAKE */
-    _Atomic uint32_t spinning;       /* looking at its futex word before it sleeps */
+    _Atomic uint32_t spinning;       /* T_RUN, T_SPIN (looking at its futex word before
+                                      * it sleeps) or T_SLEEP (in the kernel) */
+    uint64_t since;                  /* when the wait queued (CLOCK_MONOTONIC ns) */
     uint64_t objs[WAIT_SLOTS];       /* refs; [count] = the alert */
     struct went ent[WAIT_SLOTS];
     /* --- priority inheritance (pi.c; under pi_lock) ----------------------------------- */
@@ -154,7 +160,7 @@ struct thr {
 /* ---- the namespace region ------------------------------------------------------------ */
 
 #define NS_MAGIC        0x4e535041534e3032ull   /* "NSPASN02" */
-#define NS_VERSION      5               /* 5: the timer records (off_timers) */
+#define NS_VERSION      6               /* 5: the timer records (off_timers); 6: thr.since */
 #define MAX_PROCS       4096
 #define MAX_THREADS     32768
 #define MAX_OBJECTS     (1u << 21)              /* 2M named objects */

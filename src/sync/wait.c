@@ -43,6 +43,7 @@ NSPA_HIDDEN uint32_t current_key(void)
  * never spin, and nobody spins past queued waiters (a claimed word sends everyone to
  * the queue, in priority order). */
 static int spin_rounds = -1;
+#define SPIN_OUTRANK 8      /* a waiter above an owner that is off the CPU: owner_state() */
 
 static int spin_limit(void)
 {
@@ -85,6 +86,37 @@ static inline int take_fast_common(struct sobj *o, uint64_t *w)
     }
     return atomic_compare_exchange_weak_explicit(&o->word, w, nw, memory_order_acq_rel, memory_order_acquire)
                ? 1 : 2;
+}
+
+/* The owner of mutex word @w seen by a spinning waiter of key @key: 0 it may be on a
+ * CPU (spin on), -1 it is asleep in the kernel (or was handed the mutex while asleep
+ * and has not run yet) and does not rank below the waiter (stop spinning), 1 it is off
+ * the CPU and ranks below the waiter (spin longer). The kernel's PI futex spins only
+ * while the owner is on a CPU; thr.spinning is the nearest a user-space lock can see.
+ * Spinning for an owner off the CPU is wasted, and worse: the spinner may hold the
+ * very CPU the owner needs, and under SCHED_FIFO an equal priority does not preempt
+ * (between SCHED_OTHER threads, key 0, all rank equal: stop). A waiter above the owner
+ * is the one served when the owner releases: if it slept now, that hand-off would go
+ * to a sleeper and every waiter behind would queue up behind its wake-up (the convoy
+ * of a contended NT mutex between real-time threads); the owner's equals stop and
+ * leave it a CPU meanwhile. */
+static int owner_state(uint64_t w, uint32_t key)
+{
+    uint32_t ow = mtx_owner(w);
+    struct thr *ot = ow ? thr_by_tid(ow) : NULL;
+    if (!ot || atomic_load_explicit(&ot->spinning, memory_order_relaxed) != T_SLEEP) return 0;
+    return key <= __atomic_load_n(&ot->key, __ATOMIC_RELAXED) ? -1 : 1;
+}
+
+static int owners_state(struct sobj *const *objs, uint32_t n, uint32_t key)
+{
+    int r = 0;
+    for (uint32_t i = 0; i < n && r >= 0; i++)
+        if (obj_type_now(objs[i]) == NSPA_TYPE_MUTEX) {
+            int s = owner_state(atomic_load_explicit(&objs[i]->word, memory_order_acquire) & ~OBJ_CLAIMED, key);
+            if (s) r = s;
+        }
+    return r;
 }
 
 /* take_fast's flags: a mutex waiter may spin for a running owner; the owner is the
@@ -144,6 +176,7 @@ static __attribute__((noinline)) int take_fast_kind(struct sobj *o, uint64_t w, 
         }
         if (timeout == 0) return -ETIMEDOUT;
         if (!(flags & TF_SPIN) || ty != NSPA_TYPE_MUTEX || spins++ >= spin_limit()) return FAST_MISS;
+        if ((spins & 15) == 1 && owner_state(w, current_key()) < 0) return FAST_MISS;
         nspa_cpu_relax();
         w = atomic_load_explicit(&o->word, memory_order_acquire);
     }
@@ -286,6 +319,16 @@ static void sleep_once(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, u
     nspa_futex_wait_abs(&t->futex, v, tsp, clk, shared);
 }
 
+/* Sleep in the kernel, saying so: a thread handed a mutex while it sleeps is not on a
+ * CPU until the scheduler runs it, and its contenders do not spin for it meanwhile. */
+static void sleep_marked(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, uint32_t nwatch,
+                         uint64_t deadline, clockid_t clk)
+{
+    atomic_store_explicit(&t->spinning, T_SLEEP, memory_order_relaxed);
+    sleep_once(t, v, wv, nwatch, deadline, clk);
+    atomic_store_explicit(&t->spinning, T_RUN, memory_order_relaxed);
+}
+
 static int ended_result(struct nspa_wait_args *args, uint32_t v)
 {
     if (!(v & W_DONE)) return -ETIMEDOUT;
@@ -330,6 +373,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
     __atomic_store_n(&t->key, key, __ATOMIC_RELAXED);
     __atomic_store_n(&t->shared_futex, (uint32_t)shared, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < n; i++) t->objs[i] = REF(objs[i]);
+    __atomic_store_n(&t->since, nspa_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
     atomic_store_explicit(&t->futex, 0, memory_order_relaxed);
     __atomic_store_n(&t->kind, all ? WAIT_ALL : WAIT_ANY, __ATOMIC_RELEASE);
     uint32_t qkey = pi_eff_key(t) > key ? pi_eff_key(t) : key;
@@ -426,15 +470,21 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
              * waiter is served first among equals (wake.c, mutex_to_runner) */
             spin_mutex = 0;
             uint32_t v2 = v;
-            atomic_store_explicit(&t->spinning, 1, memory_order_relaxed);
-            for (int k = spin_limit(); k > 0 && v2 == v; k--) {
+            atomic_store_explicit(&t->spinning, T_SPIN, memory_order_relaxed);
+            int budget = spin_limit();
+            for (int k = 0; k < budget && v2 == v; k++) {
+                if (!(k & 15)) {
+                    int os = owners_state(objs, count, key);
+                    if (os < 0) break;
+                    if (os > 0) budget = SPIN_OUTRANK * spin_limit();
+                }
                 nspa_cpu_relax();
                 v2 = atomic_load_explicit(&t->futex, memory_order_acquire);
             }
-            atomic_store_explicit(&t->spinning, 0, memory_order_relaxed);
+            atomic_store_explicit(&t->spinning, T_RUN, memory_order_relaxed);
             if (v2 != v) continue;
         }
-        sleep_once(t, v, wv, nwatch, until, clk);
+        sleep_marked(t, v, wv, nwatch, until, clk);
         if (nwatch) nwatch = watch_owners(objs, count, wv + 1);
     }
     wait_unqueue(t, 0);
