@@ -3,7 +3,8 @@
 # Usage: tools/deps.sh test|bench|deb [extra packages...]
 set -euo pipefail
 set_name=${1:-test}; shift || true
-pkgs=(cmake ninja-build gcc make pkg-config python3 strace liburing-dev)
+# libc6-dev: gcc only recommends it, and recommends are not installed here
+pkgs=(cmake ninja-build gcc libc6-dev make pkg-config python3 strace liburing-dev)
 case "$set_name" in
   # the ABI check (abidiff against abi/libnspa.abi) and the man pages (scdoc -> roff,
   # checked with man -l --warnings)
@@ -12,7 +13,8 @@ case "$set_name" in
   # fio and a Boost.Asio echo server (C++)
   bench) pkgs+=(python3 strace libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev fio libasio-dev g++) ;;
   # make deb: dpkg-buildpackage with debhelper 13, lintian, and what the build needs
-  deb)   pkgs+=(abigail-tools scdoc man-db groff-base debhelper dpkg-dev devscripts fakeroot lintian) ;;
+  # (dpkg-checkbuilddeps insists on build-essential, which a fresh Debian lacks)
+  deb)   pkgs+=(build-essential abigail-tools scdoc man-db groff-base debhelper dpkg-dev devscripts fakeroot lintian) ;;
   *)     ;;
 esac
 pkgs+=("$@")
