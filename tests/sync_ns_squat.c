@@ -37,6 +37,7 @@
  * many levels of symbolic links" for the symlink), then "nspa: fatal: no namespace".
  * The control runs pass. */
 #include <windows.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -372,6 +373,39 @@ struct proc {
     size_t len;
 };
 
+/* The victim and the intruder run this program as other users, who may not reach the
+ * build tree (a clone under /root is 0700): run copies of it and of libnspa from
+ * tmp_root/bin (root's, 0755), the library found through LD_LIBRARY_PATH, which comes
+ * before the executable's RUNPATH. */
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC), out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    char buf[65536];
+    ssize_t n = 0;
+    while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) n = -1;
+    if (in >= 0) close(in);
+    if (out >= 0 && close(out)) n = -1;
+    return out < 0 || n < 0 ? -1 : chmod(to, mode);
+}
+
+static char lib_dir[PLEN];
+
+static int stage_exe(void)
+{
+    Dl_info di;
+    char path[PLEN], lib[PLEN];
+    if (!dladdr((void *)nspa_create_event, &di) || !di.dli_fname) return -1;
+    pathf(lib_dir, "%s/bin", tmp_root);
+    if (mkdir(lib_dir, 0755)) return -1;
+    const char *base = strrchr(di.dli_fname, '/');
+    pathf(lib, "%s/%s", lib_dir, base ? base + 1 : di.dli_fname);
+    pathf(path, "%s/victim", lib_dir);
+    if (copy_file(di.dli_fname, lib, 0755) || copy_file(self_exe, path, 0755)) return -1;
+    snprintf(self_exe, sizeof(self_exe), "%s", path);
+    return 0;
+}
+
 /* exec this program as @uid with @mode, in environment B when @xdg, else A */
 static int spawn(struct proc *p, uid_t uid, const char *mode, const char *arg, int xdg)
 {
@@ -398,6 +432,7 @@ static int spawn(struct proc *p, uid_t uid, const char *mode, const char *arg, i
         if (xdg) setenv("XDG_RUNTIME_DIR", xdg_dir, 1);
         else unsetenv("XDG_RUNTIME_DIR");
         setenv("HOME", "/nonexistent", 1);
+        setenv("LD_LIBRARY_PATH", lib_dir, 1);
         execl(self_exe, self_exe, mode, arg ? arg : "", (char *)NULL);
         _exit(123);
     }
@@ -552,6 +587,7 @@ int main(int argc, char **argv)
     pathf(xdg_dir, "%s/xdg-%d", tmp_root, VICTIM);
     snprintf(target, sizeof(target), "/dev/shm/nspa-squat-target-%d", (int)getpid());
     REQUIRE(mkdir(tmp_root, 0755) == 0);
+    REQUIRE(stage_exe() == 0);
     /* the attacker's own file, that its symlinks point to */
     pid_t p = fork();
     if (p == 0) {
