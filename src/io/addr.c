@@ -14,6 +14,7 @@
 #include "common/export.h"
 #include "nspa/unicode.h"
 #include "io/io_internal.h"
+#include "win32/win32_error.h"
 
 struct waddrinfo {                       /* = Windows ADDRINFOA / ADDRINFOW */
     int ai_flags, ai_family, ai_socktype, ai_protocol;
@@ -47,7 +48,7 @@ static int eai_to_wsa(int e)
     case EAI_SERVICE: return 10109;
     case EAI_SOCKTYPE: return 10044;
     case EAI_BADFLAGS: return 10022;
-    case EAI_SYSTEM: return io_wsa_from_errno(errno);
+    case EAI_SYSTEM: return (int)win32_error_from_errno(errno, WIN32_ERR_WSA);
     default: return 11003;
     }
 }

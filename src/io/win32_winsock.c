@@ -10,6 +10,7 @@
 #include "common/export.h"
 #include "io/io_api.h"
 #include "io/win32_io.h"
+#include "win32/win32_error.h"
 
 static int started;                      /* WSAStartup calls not yet cleaned up */
 
@@ -53,7 +54,7 @@ NSPA_HIDDEN int ws_fail(int wsa)
 NSPA_HIDDEN int ws_err(int r)
 {
     if (r == -EBADF) return WSAENOTSOCK;
-    return io_errno_wsa(-r);
+    return (int)win32_error_from_errno(r, WIN32_ERR_WSA);
 }
 
 #define INIT_OR(ret) do { if (!ws_ready()) { SetLastError(WSANOTINITIALISED); return ret; } } while (0)

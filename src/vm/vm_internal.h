@@ -149,7 +149,7 @@ NSPA_HIDDEN void vm_ctx_to_ucontext(ucontext_t *uc, const struct _CONTEXT *c);
 
 /* ---- the Win32 layer ------------------------------------------------------------------ */
 /* the GetLastError code of a vm -errno (nspa/vm.h's table) */
-NSPA_HIDDEN unsigned int vm_win32_error(int err);
+
 /* set the last error from a vm -errno; returns 0 (FALSE / NULL) for the caller to return */
 NSPA_HIDDEN int vm_win32_fail(int err);
 
