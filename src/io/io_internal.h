@@ -28,6 +28,7 @@
 #include "sync/sync_api.h"
 #include "win32/win32_private.h"
 #include "nspa/vm.h"
+#include "common/platform.h"
 
 #define IO_MAX_IOV 16
 

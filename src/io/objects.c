@@ -70,15 +70,6 @@ static void init(void)
 }
 NSPA_HIDDEN void io_init_once(void) { pthread_once(&once, init); }
 
-static void pi_mutex_init(pthread_mutex_t *m)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(m, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
 static struct io_file *slot_alloc(void)
 {
     pthread_mutex_lock(&flock);
@@ -94,7 +85,7 @@ static struct io_file *slot_alloc(void)
                 struct io_file *cf = c;
                 for (uint32_t i = 0; i < FCHUNK; i++) {
                     cf[i].slot = fhwm + i;
-                    pi_mutex_init(&cf[i].lock);
+                    nspa_pi_mutex_init(&cf[i].lock);
                 }
                 __atomic_store_n(&fchunks[fhwm / FCHUNK], cf, __ATOMIC_RELEASE);
             }

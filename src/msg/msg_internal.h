@@ -46,6 +46,7 @@
 #include "nspa/win32/windows.h"
 #include "common/export.h"
 #include "locks/futex.h"        /* nspa_pilock_lock/unlock: the internal PI lock */
+#include "common/platform.h"
 
 #define MSG_POST_LIMIT   10000        /* Windows' USERPostMessageLimit default */
 #define MSG_CHUNK        128          /* nodes per pool chunk */
@@ -151,7 +152,6 @@ NSPA_HIDDEN nspa_obj_t mq_wake_locked(struct mq *q);   /* set the result after u
 NSPA_HIDDEN void mq_signal(nspa_obj_t ev);
 NSPA_HIDDEN int mq_post(struct mq *q, HWND hwnd, UINT msg, WPARAM wp, LPARAM lp);
 NSPA_HIDDEN DWORD msg_tick(void);
-NSPA_HIDDEN void mq_mutex_init(pthread_mutex_t *m);
 
 /* ---- get.c: peeking and waiting (the owner thread) ------------------------------- */
 /* what GetMessage's wait needs from the peek that armed it: where the queue's timer

@@ -38,8 +38,8 @@ static pthread_once_t wtab_once = PTHREAD_ONCE_INIT;
 
 static void wtab_init(void)
 {
-    mq_mutex_init(&wtab_lock);
-    mq_mutex_init(&cls_lock);
+    nspa_pi_mutex_init(&wtab_lock);
+    nspa_pi_mutex_init(&cls_lock);
     /* calloc of this size is a lazily touched mapping too, and leak checkers see the
      * buffers the slots keep */
     wtab = calloc(WND_MAX, sizeof(struct wnd));

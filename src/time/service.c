@@ -271,11 +271,7 @@ static void svc_atfork_child(void)
 {
     /* the service and the watcher are the parent's threads; the parent's entries
      * stay the parent's (owners in the child see them idle) */
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&lk, &a);
-    pthread_mutexattr_destroy(&a);
+    nspa_pi_mutex_init(&lk);
     for (int k = 0; k < 2; k++) {
         for (uint32_t i = 0; i < heaps[k].n; i++) heaps[k].a[i]->idx = -1;
         heaps[k].n = 0;
@@ -288,11 +284,7 @@ static void svc_atfork_child(void)
 
 static void lk_init(void)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&lk, &a);
-    pthread_mutexattr_destroy(&a);
+    nspa_pi_mutex_init(&lk);
     pthread_atfork(NULL, NULL, svc_atfork_child);
 }
 
