@@ -199,7 +199,8 @@ struct wnd {
     uint32_t cbextra, extra_cap;
     uint16_t *text;                   /* window text (UTF-16, owner thread) */
     int destroying;
-    int next_free;
+    uint32_t next_free;               /* the free slots (index + 1, common/slots.h) */
+    uint32_t slot;                    /* its index: the HWND's low 16 bits - 1 */
 };
 NSPA_HIDDEN struct wnd *wnd_get(HWND hwnd);      /* the live window, or NULL */
 /* a window's owner, read by any thread while the slot may be reused under it (the
