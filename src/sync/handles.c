@@ -59,18 +59,12 @@ NSPA_HIDDEN uint32_t *ledger_slot_of(struct ns *ns, uint32_t slot, uint32_t i, i
     if (c >= LEDGER_DIR) return NULL;
     if (!p->ledger[c]) {
         if (!make) return NULL;
-        struct ns_header *h = ns->hdr;
-        uint32_t k;
-        if (h->chunk_free) {
-            k = h->chunk_free - 1;
-            jset32(ns, &h->chunk_free, ns->chunks[(size_t)k * LEDGER_CHUNK]);
-            jset32(ns, &ns->chunks[(size_t)k * LEDGER_CHUNK], 0);
-        } else if (h->chunk_hwm < LEDGER_CHUNKS) {
-            k = h->chunk_hwm;
-            jset32(ns, &h->chunk_hwm, k + 1);
-        } else {
-            return NULL;
-        }
+        /* a chunk's first entry is its free-list link: cleared once taken (a no-op,
+         * unjournaled, for a chunk never used) */
+        uint32_t k = region_take(ns, &ns->hdr->chunk_free, &ns->hdr->chunk_hwm, LEDGER_CHUNKS, ns->chunks,
+                                 LEDGER_CHUNK * sizeof(uint32_t), 0);
+        if (k == UINT32_MAX) return NULL;
+        jset32(ns, &ns->chunks[(size_t)k * LEDGER_CHUNK], 0);
         jset32(ns, &p->ledger[c], k + 1);
     }
     return ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK;
