@@ -15,6 +15,7 @@
 #include "nspa/unicode.h"
 #include "io/io_internal.h"
 #include "win32/win32_error.h"
+#include "unicode/wstr.h"
 
 struct waddrinfo {                       /* = Windows ADDRINFOA / ADDRINFOW */
     int ai_flags, ai_family, ai_socktype, ai_protocol;
@@ -123,17 +124,7 @@ void nspa_ws_freeaddrinfo(struct waddrinfo *ai)
     }
 }
 
-static char *utf8_of(const uint16_t *w)
-{
-    if (!w) return NULL;
-    size_t n = 0;
-    while (w[n]) n++;
-    char *s = malloc(n * 3 + 1);
-    if (!s) return NULL;
-    size_t l = nspa_utf16_to_utf8(w, n, s, n * 3, NULL);
-    s[l] = 0;
-    return s;
-}
+static char *utf8_of(const uint16_t *w) { return w ? nspa__w_to_utf8(w) : NULL; }
 
 int GetAddrInfoW(const uint16_t *node, const uint16_t *service, const struct waddrinfo *hints, struct waddrinfo **res)
 {

@@ -15,6 +15,7 @@
 #include "common/export.h"
 #include "io/io_api.h"
 #include "win32/win32_error.h"
+#include "unicode/wstr.h"
 
 #define PATH_CAP 4096
 
@@ -44,8 +45,7 @@ static DWORD map_path(const char *w, char *out, size_t cap)
 static DWORD utf8_of(LPCWSTR w, char *out, size_t cap)
 {
     if (!w) return ERROR_INVALID_PARAMETER;
-    size_t n = 0;
-    while (w[n]) n++;
+    size_t n = nspa__wlen(w);
     if (n * 3 + 1 > cap) return ERROR_FILENAME_EXCED_RANGE;
     size_t l = nspa_utf16_to_utf8(w, n, out, cap - 1, NULL);
     out[l] = 0;

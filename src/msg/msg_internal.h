@@ -227,7 +227,7 @@ NSPA_HIDDEN UINT atom_register(const uint16_t *name);   /* 0: failed, last error
 /* ---- text.c: A/W conversions (ANSI is UTF-8) ------------------------------------- */
 NSPA_HIDDEN uint16_t *text_a_to_w(const char *s);       /* malloc'd, NULL: s NULL or no memory */
 NSPA_HIDDEN char *text_w_to_a(const uint16_t *s);
-NSPA_HIDDEN size_t wlen(const uint16_t *s);
+#include "unicode/wstr.h"
 NSPA_HIDDEN uint16_t *wdup(const uint16_t *s);
 NSPA_HIDDEN int wcmpi(const uint16_t *a, const uint16_t *b);
 

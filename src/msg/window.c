@@ -78,7 +78,7 @@ NSPA_HIDDEN ATOM cls_register(const uint16_t *name, UINT style, WNDPROC proc, in
                               HINSTANCE inst, int unicode)
 {
     wtab_need();
-    if (!name || !name[0] || wlen(name) > 255 || cbcls < 0 || cbwnd < 0 || cbwnd > 0x10000) {
+    if (!name || !name[0] || nspa__wlen(name) > 255 || cbcls < 0 || cbwnd < 0 || cbwnd > 0x10000) {
         SetLastError(ERROR_INVALID_PARAMETER);
         return 0;
     }
@@ -170,7 +170,7 @@ NSPA_HIDDEN LRESULT wnd_call(struct wnd *w, WNDPROC proc, int proc_unicode, HWND
         if (!ws) return 0;
         LRESULT n;
         if (caller_unicode) {
-            size_t l = wlen(ws);
+            size_t l = nspa__wlen(ws);
             if (l > wp - 1) l = wp - 1;
             memcpy((void *)lp, ws, l * 2);
             ((uint16_t *)lp)[l] = 0;
@@ -258,7 +258,7 @@ NSPA_HIDDEN LRESULT wnd_default(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, int u
         return TRUE;
     case WM_GETTEXTLENGTH: {
         if (!w->text) return 0;
-        if (unicode) return (LRESULT)wlen(w->text);
+        if (unicode) return (LRESULT)nspa__wlen(w->text);
         char *a = text_w_to_a(w->text);
         LRESULT n = a ? (LRESULT)strlen(a) : 0;
         free(a);
@@ -269,7 +269,7 @@ NSPA_HIDDEN LRESULT wnd_default(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, int u
         const uint16_t *t = w->text ? w->text : (const uint16_t *)u"";
         size_t l;
         if (unicode) {
-            l = wlen(t);
+            l = nspa__wlen(t);
             if (l > wp - 1) l = wp - 1;
             memcpy((void *)lp, t, l * 2);
             ((uint16_t *)lp)[l] = 0;
