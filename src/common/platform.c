@@ -97,3 +97,15 @@ NSPA_HIDDEN void nspa_pi_mutex_init(pthread_mutex_t *m)
     pthread_mutex_init(m, &a);
     pthread_mutexattr_destroy(&a);
 }
+
+NSPA_HIDDEN int nspa_thread_detached(void *(*fn)(void *), void *arg, pthread_t *out)
+{
+    pthread_attr_t a;
+    pthread_t t;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    int r = pthread_create(&t, &a, fn, arg);
+    pthread_attr_destroy(&a);
+    if (!r && out) *out = t;
+    return r;
+}

@@ -167,5 +167,8 @@ NSPA_HIDDEN int nspa_task_times(int pid, int tid, uint64_t *utime, uint64_t *sti
  * priority, docs/rt.md); also to make one anew in a fork child, where the parent's
  * owner tid means nothing. */
 NSPA_HIDDEN void nspa_pi_mutex_init(pthread_mutex_t *m);
+/* Start @fn(@arg) on a detached thread (the library's service threads), its id in
+ * *@out if not NULL: 0 or pthread_create's error number. */
+NSPA_HIDDEN int nspa_thread_detached(void *(*fn)(void *), void *arg, pthread_t *out);
 
 #endif

@@ -291,13 +291,7 @@ static void lk_init(void)
 /* lk held */
 static int svc_start(void)
 {
-    pthread_attr_t at;
-    pthread_t t;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    int r = pthread_create(&t, &at, svc_main, NULL);
-    pthread_attr_destroy(&at);
-    if (r) return -EAGAIN;
+    if (nspa_thread_detached(svc_main, NULL, NULL)) return -EAGAIN;
     started = 1;
     return 0;
 }
@@ -306,13 +300,8 @@ static void watcher_start(void)
 {
     int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
     if (fd < 0) return;            /* no watcher: realtime sleeps still follow the clock */
-    pthread_attr_t at;
-    pthread_t t;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &at, watcher_main, (void *)(intptr_t)fd)) close(fd);
+    if (nspa_thread_detached(watcher_main, (void *)(intptr_t)fd, NULL)) close(fd);
     else watcher_started = 1;
-    pthread_attr_destroy(&at);
 }
 
 /* ---- the interface --------------------------------------------------------------- */
