@@ -88,3 +88,24 @@ NSPA_HIDDEN uint64_t nspa_task_start_time(int pid, int tid)
     uint64_t st = 0;
     return nspa_task_times(pid, tid, NULL, NULL, &st) ? 0 : st;
 }
+
+NSPA_HIDDEN void nspa_pi_mutex_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+    pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+NSPA_HIDDEN int nspa_thread_detached(void *(*fn)(void *), void *arg, pthread_t *out)
+{
+    pthread_attr_t a;
+    pthread_t t;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    int r = pthread_create(&t, &a, fn, arg);
+    pthread_attr_destroy(&a);
+    if (!r && out) *out = t;
+    return r;
+}

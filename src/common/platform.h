@@ -161,4 +161,14 @@ NSPA_HIDDEN int nspa_task_exited(int pid);
  * Returns 0 or -ESRCH; any pointer may be NULL. */
 NSPA_HIDDEN int nspa_task_times(int pid, int tid, uint64_t *utime, uint64_t *stime, uint64_t *start);
 
+/* ---- locks ---------------------------------------------------------------------- */
+
+/* A process-private priority-inheriting mutex (every lock with an owner inherits
+ * priority, docs/rt.md); also to make one anew in a fork child, where the parent's
+ * owner tid means nothing. */
+NSPA_HIDDEN void nspa_pi_mutex_init(pthread_mutex_t *m);
+/* Start @fn(@arg) on a detached thread (the library's service threads), its id in
+ * *@out if not NULL: 0 or pthread_create's error number. */
+NSPA_HIDDEN int nspa_thread_detached(void *(*fn)(void *), void *arg, pthread_t *out);
+
 #endif

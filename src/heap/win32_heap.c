@@ -5,23 +5,14 @@
  * -fno-ipa-icf on the heap's files). */
 #include <errno.h>
 #include "heap_inline.h"
+#include "win32/win32_error.h"
 
-/* The heap's errors as Windows reports them: a handle that is not a live heap
- * (ERROR_INVALID_HANDLE), a pointer or argument that is not valid for it, the process
- * heap given to HeapDestroy included (ERROR_INVALID_PARAMETER), exhaustion, HeapUnlock
- * by a thread that does not hold the lock, the end of a walk, a short information
- * buffer. */
-static DWORD heap_error(int err)
-{
-    switch (err) {
-    case -EBADF: return ERROR_INVALID_HANDLE;
-    case -ENOMEM: return ERROR_NOT_ENOUGH_MEMORY;
-    case -EPERM: return ERROR_NOT_LOCKED;
-    case -ENODATA: return ERROR_NO_MORE_ITEMS;
-    case -ENOSPC: return ERROR_INSUFFICIENT_BUFFER;
-    default: return ERROR_INVALID_PARAMETER;
-    }
-}
+/* The heap's errors as Windows reports them (win32_error.h, context HEAP): a handle that
+ * is not a live heap (ERROR_INVALID_HANDLE), a pointer or argument that is not valid for
+ * it, the process heap given to HeapDestroy included (ERROR_INVALID_PARAMETER),
+ * exhaustion, HeapUnlock by a thread that does not hold the lock (ERROR_NOT_LOCKED), the
+ * end of a walk (ERROR_NO_MORE_ITEMS), a short information buffer. */
+static DWORD heap_error(int err) { return win32_error_from_errno(err, WIN32_ERR_HEAP); }
 
 static BOOL result(int r)
 {

@@ -14,6 +14,8 @@
 #include "common/export.h"
 #include "nspa/unicode.h"
 #include "io/io_internal.h"
+#include "win32/win32_error.h"
+#include "unicode/wstr.h"
 
 struct waddrinfo {                       /* = Windows ADDRINFOA / ADDRINFOW */
     int ai_flags, ai_family, ai_socktype, ai_protocol;
@@ -47,7 +49,7 @@ static int eai_to_wsa(int e)
     case EAI_SERVICE: return 10109;
     case EAI_SOCKTYPE: return 10044;
     case EAI_BADFLAGS: return 10022;
-    case EAI_SYSTEM: return io_wsa_from_errno(errno);
+    case EAI_SYSTEM: return (int)win32_error_from_errno(errno, WIN32_ERR_WSA);
     default: return 11003;
     }
 }
@@ -122,17 +124,7 @@ void nspa_ws_freeaddrinfo(struct waddrinfo *ai)
     }
 }
 
-static char *utf8_of(const uint16_t *w)
-{
-    if (!w) return NULL;
-    size_t n = 0;
-    while (w[n]) n++;
-    char *s = malloc(n * 3 + 1);
-    if (!s) return NULL;
-    size_t l = nspa_utf16_to_utf8(w, n, s, n * 3, NULL);
-    s[l] = 0;
-    return s;
-}
+static char *utf8_of(const uint16_t *w) { return w ? nspa__w_to_utf8(w) : NULL; }
 
 int GetAddrInfoW(const uint16_t *node, const uint16_t *service, const struct waddrinfo *hints, struct waddrinfo **res)
 {

@@ -22,6 +22,7 @@
 #include "nspa/io.h"
 #include "nspa/rt.h"
 #include "common/platform.h"
+#include "win32/win32_error.h"
 
 static const struct io_engine *engine;
 static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
@@ -156,10 +157,10 @@ static void apc_run(uintptr_t data, uintptr_t unused2, uintptr_t unused3)
     io_file_put(op->file);
     io_op_free(op);
     if (kind == RT_WSA) {
-        ((void (*)(uint32_t, uint32_t, void *, uint32_t))routine)((uint32_t)io_wsa_from_status(st), bytes, ov,
+        ((void (*)(uint32_t, uint32_t, void *, uint32_t))routine)(win32_error_from_status((NTSTATUS)st, WIN32_ERR_IO | WIN32_ERR_WSA), bytes, ov,
                                                                   flags);
     } else {
-        ((void (*)(uint32_t, uint32_t, void *))routine)(io_win32_from_status(st), bytes, ov);
+        ((void (*)(uint32_t, uint32_t, void *))routine)(win32_error_from_status((NTSTATUS)st, WIN32_ERR_IO), bytes, ov);
     }
 }
 
@@ -176,7 +177,9 @@ NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
 {
     struct io_file *f = op->file;
     op->res = res;
-    op->status = io_status_from_res(res, op->msg_flags);
+    /* a truncated datagram is STATUS_BUFFER_OVERFLOW, a success with less data */
+    op->status = res >= 0 ? ((op->msg_flags & MSG_TRUNC) ? (uint32_t)STATUS_BUFFER_OVERFLOW : 0)
+                          : (uint32_t)win32_status_from_errno((int)res, WIN32_ERR_IO);
     if (op->kind == OP_RECV && (op->msg_flags & MSG_TRUNC)) op->out_flags |= 0x8000;   /* MSG_PARTIAL */
     if (op->ov) {
         uintptr_t *ov = op->ov;

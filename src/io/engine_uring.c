@@ -180,11 +180,7 @@ static int uring_init(void)
         io_uring_queue_exit(&ring);
         return -ENOSYS;
     }
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&sq_lock, &a);
-    pthread_mutexattr_destroy(&a);
+    nspa_pi_mutex_init(&sq_lock);
     if (pthread_create(&thread, NULL, uring_main, NULL)) {
         io_uring_queue_exit(&ring);
         return -EAGAIN;

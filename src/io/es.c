@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include "io/io_internal.h"
 #include "io/io_api.h"
+#include "win32/win32_error.h"
 
 #define E_READ    0x01
 #define E_WRITE   0x02
@@ -64,7 +65,7 @@ NSPA_HIDDEN void io_es_poll(struct io_file *f)
     } else if (f->type == SOCK_STREAM) {
         if (!f->es_connected && (connected || soerr) && (p.revents & (POLLOUT | POLLERR | POLLHUP))) {
             f->es_connected = 1;
-            record(f, E_CONNECT, 4, soerr ? io_wsa_from_errno(soerr) : 0, &newly);
+            record(f, E_CONNECT, 4, soerr ? (int)win32_error_from_errno(soerr, WIN32_ERR_WSA) : 0, &newly);
             /* a connect that failed was never a connection: no FD_CLOSE follows */
             if (soerr && !connected) f->es_closed = 1;
         }
@@ -74,7 +75,7 @@ NSPA_HIDDEN void io_es_poll(struct io_file *f)
         if (connected && (p.revents & POLLOUT) && !soerr) record(f, E_WRITE, 1, 0, &newly);
         if (f->es_connected && !f->es_closed && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) && avail == 0) {
             f->es_closed = 1;
-            record(f, E_CLOSE, 5, soerr == ECONNRESET ? 10054 : soerr ? io_wsa_from_errno(soerr) : 0, &newly);
+            record(f, E_CLOSE, 5, soerr == ECONNRESET ? 10054 : soerr ? (int)win32_error_from_errno(soerr, WIN32_ERR_WSA) : 0, &newly);
         }
     } else {
         if (p.revents & POLLIN) record(f, E_READ, 0, 0, &newly);

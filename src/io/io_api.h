@@ -63,10 +63,6 @@ NSPA_HIDDEN int io_set_notify(uint32_t h, uint8_t modes);
 NSPA_HIDDEN int io_port_set_notify(uint32_t port, void (*fn)(void *ctx), void *ctx);
 NSPA_HIDDEN int io_port_take_entry(uint32_t port, struct io_entry *e);
 NSPA_HIDDEN int io_is_port(uint32_t h);
-NSPA_HIDDEN uint32_t io_status_win32(uint32_t st);
-NSPA_HIDDEN int io_status_wsa(uint32_t st);
-NSPA_HIDDEN int io_errno_wsa(int err);
-NSPA_HIDDEN uint32_t io_errno_win32(int err);
 
 /* files (file.c) */
 NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, uint32_t disp, uint32_t flags,

@@ -28,6 +28,7 @@
 #include "sync/sync_api.h"
 #include "win32/win32_private.h"
 #include "nspa/vm.h"
+#include "common/platform.h"
 
 #define IO_MAX_IOV 16
 
@@ -190,12 +191,7 @@ NSPA_HIDDEN int io_port_get_packets(nspa_obj_t h, struct io_op **ops, uint32_t n
 NSPA_HIDDEN void io_port_closed(struct io_file *f);
 NSPA_HIDDEN void io_port_leave(void);                  /* the thread stops being active */
 
-/* ---- status.c ------------------------------------------------------------------ */
-NSPA_HIDDEN uint32_t io_status_from_res(int64_t res, int msg_flags);
-NSPA_HIDDEN uint32_t io_win32_from_status(uint32_t st);
-NSPA_HIDDEN int io_wsa_from_status(uint32_t st);
-NSPA_HIDDEN int io_wsa_from_errno(int err);
-NSPA_HIDDEN uint32_t io_win32_from_errno(int err);
+/* ---- operation statuses (the errno -> status mapping: src/win32/lasterror.c) ---- */
 #define IO_STATUS_PENDING  0x103u
 #define IO_STATUS_CANCELLED 0xC0000120u
 

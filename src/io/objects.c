@@ -18,22 +18,28 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include "io/io_internal.h"
+#include "common/slots.h"
 
-#define FCHUNK 256u
+#define FCHUNK_SHIFT 8u                  /* 256 records a chunk */
 #define FDIR   16384u                    /* 4M records */
 
-static struct io_file *fchunks[FDIR];
-static uint32_t fhwm, ffree;             /* free list: slot + 1, linked through free_next */
+/* a slot directory (common/slots.h) under flock; each record's lock is made with its chunk */
+static void *fchunks[FDIR];
+static void file_slot_init(void *slot, uint32_t i)
+{
+    struct io_file *f = slot;
+    f->slot = i;
+    nspa_pi_mutex_init(&f->lock);
+}
+static struct nspa_slots fs = {
+    .dir = fchunks, .ndir = FDIR, .shift = FCHUNK_SHIFT, .size = sizeof(struct io_file),
+    .link = offsetof(struct io_file, free_next), .init = file_slot_init,
+};
 static pthread_mutex_t flock = PTHREAD_MUTEX_INITIALIZER;
 
-static inline struct io_file *slot_at(uint32_t i)
-{
-    struct io_file *c = __atomic_load_n(&fchunks[i / FCHUNK], __ATOMIC_ACQUIRE);
-    return c ? &c[i % FCHUNK] : NULL;
-}
+static inline struct io_file *slot_at(uint32_t i) { return nspa_slots_at(&fs, i); }
 
 #define FILE_SIGNALED 1ull
 
@@ -70,37 +76,11 @@ static void init(void)
 }
 NSPA_HIDDEN void io_init_once(void) { pthread_once(&once, init); }
 
-static void pi_mutex_init(pthread_mutex_t *m)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(m, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
 static struct io_file *slot_alloc(void)
 {
     pthread_mutex_lock(&flock);
-    struct io_file *f = NULL;
-    if (ffree) {
-        f = slot_at(ffree - 1);
-        ffree = f->free_next;
-    } else if (fhwm < FCHUNK * FDIR) {
-        if (!fchunks[fhwm / FCHUNK]) {
-            void *c = mmap(NULL, sizeof(struct io_file) * FCHUNK, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (c != MAP_FAILED) {
-                struct io_file *cf = c;
-                for (uint32_t i = 0; i < FCHUNK; i++) {
-                    cf[i].slot = fhwm + i;
-                    pi_mutex_init(&cf[i].lock);
-                }
-                __atomic_store_n(&fchunks[fhwm / FCHUNK], cf, __ATOMIC_RELEASE);
-            }
-        }
-        if (fchunks[fhwm / FCHUNK]) f = slot_at(fhwm++);
-    }
+    uint32_t i;
+    struct io_file *f = nspa_slots_take(&fs, &i) ? NULL : slot_at(i);
     pthread_mutex_unlock(&flock);
     return f;
 }
@@ -108,8 +88,7 @@ static struct io_file *slot_alloc(void)
 static void slot_release(struct io_file *f)
 {
     pthread_mutex_lock(&flock);
-    f->free_next = ffree;
-    ffree = f->slot + 1;
+    nspa_slots_give(&fs, f->slot);
     pthread_mutex_unlock(&flock);
 }
 

@@ -8,21 +8,25 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "io/io_internal.h"
+#include "common/slots.h"
 
-#define CHUNK 1024u
+#define CHUNK_SHIFT 10u                  /* 1024 records a chunk */
+#define CHUNK (1u << CHUNK_SHIFT)
 #define DIR   4096u                      /* 4M operations in flight at most */
 
-static struct io_op *chunks[DIR];
+/* the records' directory is a slot directory (common/slots.h; its chunks made under
+ * grow_lock); the free list is this file's own, lock-free */
+static void *chunks[DIR];
+static void op_slot_init(void *slot, uint32_t i) { ((struct io_op *)slot)->idx = i; }
+static struct nspa_slots ops = {
+    .dir = chunks, .ndir = DIR, .shift = CHUNK_SHIFT, .size = sizeof(struct io_op), .init = op_slot_init,
+};
 static _Atomic uint64_t free_head;        /* tag << 32 | (index + 1) */
 static uint32_t nchunks;
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static inline struct io_op *op_at(uint32_t i)
-{
-    return &__atomic_load_n(&chunks[i / CHUNK], __ATOMIC_ACQUIRE)[i % CHUNK];
-}
+static inline struct io_op *op_at(uint32_t i) { return nspa_slots_at(&ops, i); }
 
 static void push(struct io_op *op)
 {
@@ -38,20 +42,12 @@ static int grow(void)
 {
     pthread_mutex_lock(&grow_lock);
     int r = 0;
-    if (nchunks >= DIR) {
+    if (nchunks >= DIR || nspa_slots_chunk(&ops, nchunks * CHUNK)) {
         r = -ENOMEM;
     } else {
-        struct io_op *c = mmap(NULL, sizeof(struct io_op) * CHUNK, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (c == MAP_FAILED) {
-            r = -ENOMEM;
-        } else {
-            uint32_t base = nchunks * CHUNK;
-            for (uint32_t i = 0; i < CHUNK; i++) c[i].idx = base + i;
-            __atomic_store_n(&chunks[nchunks], c, __ATOMIC_RELEASE);
-            nchunks++;
-            for (uint32_t i = CHUNK; i-- > 0;) push(&c[i]);
-        }
+        struct io_op *c = op_at(nchunks * CHUNK);
+        nchunks++;
+        for (uint32_t i = CHUNK; i-- > 0;) push(&c[i]);
     }
     pthread_mutex_unlock(&grow_lock);
     return r;

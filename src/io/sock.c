@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "io/io_internal.h"
 #include "io/io_api.h"
+#include "win32/win32_error.h"
 
 #define W_AF_INET   2
 #define W_AF_INET6  23
@@ -368,7 +369,7 @@ NSPA_HIDDEN int io_ws_getopt(uint32_t s, int level, int name, void *val, int *le
         memcpy(&v, w, 4);
     } else if (!opt_map(level, name, &ll, &ln)) r = -ENOPROTOOPT;
     else if (getsockopt(f->fd, ll, ln, &v, &vl)) r = -errno;
-    else if (ln == SO_ERROR && ll == SOL_SOCKET) v = v ? io_wsa_from_errno(v) : 0;
+    else if (ln == SO_ERROR && ll == SOL_SOCKET) v = v ? (int)win32_error_from_errno(v, WIN32_ERR_WSA) : 0;
     else if (ll == SOL_SOCKET && (ln == SO_SNDBUF || ln == SO_RCVBUF)) v /= 2;   /* Linux doubles it */
     if (!r) {
         memcpy(val, &v, 4);

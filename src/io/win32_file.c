@@ -14,6 +14,8 @@
 #include "nspa/unicode.h"
 #include "common/export.h"
 #include "io/io_api.h"
+#include "win32/win32_error.h"
+#include "unicode/wstr.h"
 
 #define PATH_CAP 4096
 
@@ -25,23 +27,8 @@ static inline BOOL fail(DWORD e)
 
 static inline uint32_t H32(HANDLE h) { return (uint32_t)(uintptr_t)h; }
 
-static DWORD err_of(int r)
-{
-    switch (r) {
-    case -EBADF: return ERROR_INVALID_HANDLE;
-    case -ETXTBSY: return ERROR_SHARING_VIOLATION;
-    case -EEXIST: return ERROR_FILE_EXISTS;
-    case -ENOENT: return ERROR_FILE_NOT_FOUND;
-    case -ENOTDIR: return ERROR_PATH_NOT_FOUND;
-    case -EISDIR: return ERROR_ACCESS_DENIED;
-    case -ENXIO: return ERROR_NEGATIVE_SEEK;
-    case -EINVAL: return ERROR_INVALID_PARAMETER;
-    case -EFAULT: return ERROR_NOACCESS;
-    case -ENOMEM: return ERROR_NOT_ENOUGH_MEMORY;
-    case -EINPROGRESS: return ERROR_IO_PENDING;
-    default: return io_errno_win32(-r);
-    }
-}
+/* the file calls' errors (win32_error.h) */
+static inline DWORD err_of(int r) { return win32_error_from_errno(r, WIN32_ERR_FILE); }
 
 /* Windows path -> Linux path (see the header comment). 0, or an error code. */
 static DWORD map_path(const char *w, char *out, size_t cap)
@@ -58,8 +45,7 @@ static DWORD map_path(const char *w, char *out, size_t cap)
 static DWORD utf8_of(LPCWSTR w, char *out, size_t cap)
 {
     if (!w) return ERROR_INVALID_PARAMETER;
-    size_t n = 0;
-    while (w[n]) n++;
+    size_t n = nspa__wlen(w);
     if (n * 3 + 1 > cap) return ERROR_FILENAME_EXCED_RANGE;
     size_t l = nspa_utf16_to_utf8(w, n, out, cap - 1, NULL);
     out[l] = 0;

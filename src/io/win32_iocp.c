@@ -10,6 +10,7 @@
 #include "common/export.h"
 #include "io/io_api.h"
 #include "nspa/sync.h"
+#include "win32/win32_error.h"
 
 static inline BOOL fail(DWORD e)
 {
@@ -30,7 +31,7 @@ static DWORD err_of(int r)
 {
     if (r == -EBADF || r == -EINVAL) return ERROR_INVALID_HANDLE;
     if (r == -ENOTSOCK) return ERROR_INVALID_HANDLE;
-    return io_errno_win32(-r);
+    return win32_error_from_errno(r, WIN32_ERR_FILE);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateIoCompletionPort(HANDLE file, HANDLE port, ULONG_PTR key, DWORD concurrency)
@@ -83,7 +84,7 @@ NSPA_EXPORT BOOL WINAPI GetQueuedCompletionStatus(HANDLE port, LPDWORD bytes, PU
     *key = e.key;
     *ov = e.ov;
     /* a failed operation's packet: FALSE with its error and the OVERLAPPED */
-    if (e.internal) return fail(io_status_win32((uint32_t)e.internal));
+    if (e.internal) return fail(win32_error_from_status((NTSTATUS)e.internal, WIN32_ERR_IO));
     return TRUE;
 }
 
@@ -125,7 +126,7 @@ NSPA_EXPORT BOOL WINAPI GetOverlappedResultEx(HANDLE file, LPOVERLAPPED ov, LPDW
     if (r) return fail(ERROR_INVALID_HANDLE);
     *bytes = (DWORD)ov->InternalHigh;
     uint32_t st = (uint32_t)ov->Internal;
-    return st ? fail(io_status_win32(st)) : TRUE;
+    return st ? fail(win32_error_from_status((NTSTATUS)st, WIN32_ERR_IO)) : TRUE;
 }
 
 NSPA_EXPORT BOOL WINAPI GetOverlappedResult(HANDLE file, LPOVERLAPPED ov, LPDWORD bytes, BOOL wait)

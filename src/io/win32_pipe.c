@@ -8,6 +8,7 @@
 #include "common/export.h"
 #include "io/io_api.h"
 #include "win32/win32_private.h"
+#include "win32/win32_error.h"
 
 static inline BOOL fail(DWORD e)
 {
@@ -22,7 +23,7 @@ NSPA_EXPORT BOOL WINAPI CreatePipe(PHANDLE rd, PHANDLE wr, LPSECURITY_ATTRIBUTES
     int e = io_pipe_create(size, &r, &w);
     if (e) return fail(e == -ENOMEM ? ERROR_NOT_ENOUGH_MEMORY : e == -EMFILE || e == -ENFILE
                                                                     ? ERROR_TOO_MANY_OPEN_FILES
-                                                                    : io_errno_win32(-e));
+                                                                    : win32_error_from_errno(e, WIN32_ERR_FILE));
     if (sa && sa->bInheritHandle) {
         nspa_handle_set_flags(r, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
         nspa_handle_set_flags(w, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
@@ -37,7 +38,7 @@ NSPA_EXPORT BOOL WINAPI PeekNamedPipe(HANDLE h, LPVOID buf, DWORD size, LPDWORD 
     uint32_t got = 0, av = 0;
     int e = io_pipe_peek((uint32_t)(uintptr_t)h & ~3u, buf, size, &got, &av);
     if (e) return fail(e == -EPIPE ? ERROR_BROKEN_PIPE : e == -EBADF || e == -EINVAL ? ERROR_INVALID_HANDLE
-                                                                                      : io_errno_win32(-e));
+                                                                                      : win32_error_from_errno(e, WIN32_ERR_FILE));
     if (read) *read = got;
     if (avail) *avail = av;
     if (left) *left = 0;                 /* a byte-mode pipe has no messages */

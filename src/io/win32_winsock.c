@@ -10,6 +10,7 @@
 #include "common/export.h"
 #include "io/io_api.h"
 #include "io/win32_io.h"
+#include "win32/win32_error.h"
 
 static int started;                      /* WSAStartup calls not yet cleaned up */
 
@@ -53,7 +54,7 @@ NSPA_HIDDEN int ws_fail(int wsa)
 NSPA_HIDDEN int ws_err(int r)
 {
     if (r == -EBADF) return WSAENOTSOCK;
-    return io_errno_wsa(-r);
+    return (int)win32_error_from_errno(r, WIN32_ERR_WSA);
 }
 
 #define INIT_OR(ret) do { if (!ws_ready()) { SetLastError(WSANOTINITIALISED); return ret; } } while (0)
@@ -132,17 +133,8 @@ NSPA_EXPORT int WSAAPI sendto(SOCKET s, const char *buf, int len, int flags, con
     return r < 0 ? ws_fail(ws_err((int)r)) : (int)r;
 }
 
-NSPA_EXPORT int WSAAPI recv(SOCKET s, char *buf, int len, int flags)
-{
-    INIT_OR(SOCKET_ERROR);
-    if (BAD_SOCKET(s)) return ws_fail(WSAENOTSOCK);
-    if (len < 0) return ws_fail(WSAEINVAL);
-    struct io_wsabuf b = { (uint32_t)len, buf };
-    int64_t r = io_ws_recv(S32(s), &b, 1, &flags, NULL, NULL);
-    return r < 0 ? ws_fail(ws_err((int)r)) : (int)r;
-}
-
-NSPA_EXPORT int WSAAPI recvfrom(SOCKET s, char *buf, int len, int flags, struct sockaddr *from, int *fromlen)
+/* recv is recvfrom without the address */
+static int recv_from(SOCKET s, char *buf, int len, int flags, struct sockaddr *from, int *fromlen)
 {
     INIT_OR(SOCKET_ERROR);
     if (BAD_SOCKET(s)) return ws_fail(WSAENOTSOCK);
@@ -150,6 +142,13 @@ NSPA_EXPORT int WSAAPI recvfrom(SOCKET s, char *buf, int len, int flags, struct 
     struct io_wsabuf b = { (uint32_t)len, buf };
     int64_t r = io_ws_recv(S32(s), &b, 1, &flags, from, fromlen);
     return r < 0 ? ws_fail(ws_err((int)r)) : (int)r;
+}
+
+NSPA_EXPORT int WSAAPI recv(SOCKET s, char *buf, int len, int flags) { return recv_from(s, buf, len, flags, NULL, NULL); }
+
+NSPA_EXPORT int WSAAPI recvfrom(SOCKET s, char *buf, int len, int flags, struct sockaddr *from, int *fromlen)
+{
+    return recv_from(s, buf, len, flags, from, fromlen);
 }
 
 /* ---- select and WSAPoll ---------------------------------------------------------- */

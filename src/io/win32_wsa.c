@@ -11,6 +11,7 @@
 #include "common/export.h"
 #include "io/io_api.h"
 #include "io/win32_io.h"
+#include "win32/win32_error.h"
 
 #define INIT_OR(ret) do { if (!ws_ready()) { SetLastError(WSANOTINITIALISED); return ret; } } while (0)
 #define BAD_SOCKET(s) ((s) == INVALID_SOCKET || (s) > 0xffffffffu)
@@ -102,7 +103,7 @@ NSPA_EXPORT BOOL WSAAPI WSAGetOverlappedResult(SOCKET s, LPWSAOVERLAPPED ov, LPD
     *bytes = (DWORD)ov->InternalHigh;
     *flags = st == 0x80000005u ? MSG_PARTIAL : 0;
     if (st) {
-        SetLastError((DWORD)io_status_wsa(st));
+        SetLastError(win32_error_from_status((NTSTATUS)st, WIN32_ERR_IO | WIN32_ERR_WSA));
         return FALSE;
     }
     return TRUE;

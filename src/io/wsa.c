@@ -313,7 +313,3 @@ NSPA_HIDDEN int io_set_notify(uint32_t h, uint8_t modes)
     return 0;
 }
 
-NSPA_HIDDEN uint32_t io_status_win32(uint32_t st) { return io_win32_from_status(st); }
-NSPA_HIDDEN int io_status_wsa(uint32_t st) { return io_wsa_from_status(st); }
-NSPA_HIDDEN int io_errno_wsa(int err) { return io_wsa_from_errno(err); }
-NSPA_HIDDEN uint32_t io_errno_win32(int err) { return io_win32_from_errno(err); }

@@ -71,7 +71,7 @@ static UINT shared_register(const uint16_t *name)
             return 0;
         }
     }
-    size_t n = wlen(name);
+    size_t n = nspa__wlen(name);
     uint16_t up[256];
     if (n > 255) return 0;
     for (size_t i = 0; i < n; i++) up[i] = nspa_upcase(name[i]);
@@ -111,7 +111,7 @@ NSPA_HIDDEN UINT atom_register(const uint16_t *name)
         SetLastError(ERROR_INVALID_PARAMETER);
         return 0;
     }
-    if (wlen(name) > 255) {
+    if (nspa__wlen(name) > 255) {
         SetLastError(ERROR_INVALID_PARAMETER);
         return 0;
     }

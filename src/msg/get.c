@@ -274,7 +274,7 @@ NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, ui
             return WAIT_TIMEOUT;
         }
         SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE)
-                                  : nspa_win32_error(r));
+                                  : win32_error_from_errno(r, WIN32_ERR_OBJECT));
         if (r == -EINVAL)
             for (DWORD i = 0; i < count; i++)
                 if (nspa_obj_type(arr[i]) < 0) { SetLastError(ERROR_INVALID_HANDLE); break; }

@@ -46,6 +46,7 @@
 #include "nspa/win32/windows.h"
 #include "common/export.h"
 #include "locks/futex.h"        /* nspa_pilock_lock/unlock: the internal PI lock */
+#include "common/platform.h"
 
 #define MSG_POST_LIMIT   10000        /* Windows' USERPostMessageLimit default */
 #define MSG_CHUNK        128          /* nodes per pool chunk */
@@ -151,7 +152,6 @@ NSPA_HIDDEN nspa_obj_t mq_wake_locked(struct mq *q);   /* set the result after u
 NSPA_HIDDEN void mq_signal(nspa_obj_t ev);
 NSPA_HIDDEN int mq_post(struct mq *q, HWND hwnd, UINT msg, WPARAM wp, LPARAM lp);
 NSPA_HIDDEN DWORD msg_tick(void);
-NSPA_HIDDEN void mq_mutex_init(pthread_mutex_t *m);
 
 /* ---- get.c: peeking and waiting (the owner thread) ------------------------------- */
 /* what GetMessage's wait needs from the peek that armed it: where the queue's timer
@@ -199,7 +199,8 @@ struct wnd {
     uint32_t cbextra, extra_cap;
     uint16_t *text;                   /* window text (UTF-16, owner thread) */
     int destroying;
-    int next_free;
+    uint32_t next_free;               /* the free slots (index + 1, common/slots.h) */
+    uint32_t slot;                    /* its index: the HWND's low 16 bits - 1 */
 };
 NSPA_HIDDEN struct wnd *wnd_get(HWND hwnd);      /* the live window, or NULL */
 /* a window's owner, read by any thread while the slot may be reused under it (the
@@ -226,7 +227,7 @@ NSPA_HIDDEN UINT atom_register(const uint16_t *name);   /* 0: failed, last error
 /* ---- text.c: A/W conversions (ANSI is UTF-8) ------------------------------------- */
 NSPA_HIDDEN uint16_t *text_a_to_w(const char *s);       /* malloc'd, NULL: s NULL or no memory */
 NSPA_HIDDEN char *text_w_to_a(const uint16_t *s);
-NSPA_HIDDEN size_t wlen(const uint16_t *s);
+#include "unicode/wstr.h"
 NSPA_HIDDEN uint16_t *wdup(const uint16_t *s);
 NSPA_HIDDEN int wcmpi(const uint16_t *a, const uint16_t *b);
 

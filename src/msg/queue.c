@@ -44,15 +44,6 @@ static void tab_init(void)
 static pthread_mutex_t recycle_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mq *recycled;
 
-NSPA_HIDDEN void mq_mutex_init(pthread_mutex_t *m)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(m, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
 
 NSPA_HIDDEN void mq_ref(struct mq *q) { atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed); }
 

@@ -5,16 +5,9 @@
 #include "nspa/unicode.h"
 #include "msg/msg_internal.h"
 
-NSPA_HIDDEN size_t wlen(const uint16_t *s)
-{
-    size_t n = 0;
-    while (s[n]) n++;
-    return n;
-}
-
 NSPA_HIDDEN uint16_t *wdup(const uint16_t *s)
 {
-    size_t n = wlen(s);
+    size_t n = nspa__wlen(s);
     uint16_t *d = malloc((n + 1) * 2);
     if (d) memcpy(d, s, (n + 1) * 2);
     return d;
@@ -46,7 +39,7 @@ NSPA_HIDDEN uint16_t *text_a_to_w(const char *s)
 NSPA_HIDDEN char *text_w_to_a(const uint16_t *s)
 {
     if (!s) return NULL;
-    size_t n = wlen(s);
+    size_t n = nspa__wlen(s);
     unsigned st = 0;
     size_t bytes = nspa_utf16_to_utf8(s, n, NULL, 0, &st);
     char *d = malloc(bytes + 1);

@@ -11,9 +11,11 @@
  * DestroyWindow reads valid memory and sees the handle change.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "msg/msg_internal.h"
+#include "common/slots.h"
 
 #define WND_MAX 0xFFF0u
 
@@ -29,20 +31,25 @@ struct wclass {
     _Atomic int nwindows;
 };
 
-static struct wnd *wtab;
-static uint32_t whwm;                    /* slots ever used */
-static int wfree = -1;                   /* free slot list */
+/* the windows: a slot directory (common/slots.h) under wtab_lock, of chunks of 16, so
+ * that the WND_MAX slots take a 32 KiB directory and memory only as windows are made;
+ * calloc'ed chunks, so that leak checkers see the buffers the slots keep */
+#define WCHUNK_SHIFT 4u
+_Static_assert((WND_MAX >> WCHUNK_SHIFT) << WCHUNK_SHIFT == WND_MAX, "whole chunks");
+static void *wdir[WND_MAX >> WCHUNK_SHIFT];
+static void wnd_slot_init(void *slot, uint32_t i) { ((struct wnd *)slot)->slot = i; }
+static struct nspa_slots ws = {
+    .dir = wdir, .ndir = WND_MAX >> WCHUNK_SHIFT, .shift = WCHUNK_SHIFT, .size = sizeof(struct wnd),
+    .link = offsetof(struct wnd, next_free), .heap = 1, .init = wnd_slot_init,
+};
 static pthread_mutex_t wtab_lock, cls_lock;
 static struct wclass *classes;
 static pthread_once_t wtab_once = PTHREAD_ONCE_INIT;
 
 static void wtab_init(void)
 {
-    mq_mutex_init(&wtab_lock);
-    mq_mutex_init(&cls_lock);
-    /* calloc of this size is a lazily touched mapping too, and leak checkers see the
-     * buffers the slots keep */
-    wtab = calloc(WND_MAX, sizeof(struct wnd));
+    nspa_pi_mutex_init(&wtab_lock);
+    nspa_pi_mutex_init(&cls_lock);
 }
 
 static void wtab_need(void) { pthread_once(&wtab_once, wtab_init); }
@@ -50,11 +57,11 @@ static void wtab_need(void) { pthread_once(&wtab_once, wtab_init); }
 NSPA_HIDDEN struct wnd *wnd_get(HWND hwnd)
 {
     uintptr_t v = (uintptr_t)hwnd;
-    if (!wtab || (v >> 32) || !(v & 0xFFFF) || !(v >> 16)) return NULL;
+    if ((v >> 32) || !(v & 0xFFFF) || !(v >> 16)) return NULL;
     uint32_t i = (uint32_t)(v & 0xFFFF) - 1;
-    if (i >= __atomic_load_n(&whwm, __ATOMIC_ACQUIRE)) return NULL;
-    struct wnd *w = &wtab[i];
-    return atomic_load_explicit(&w->hwnd, memory_order_acquire) == v ? w : NULL;
+    if (i >= nspa_slots_hwm(&ws)) return NULL;
+    struct wnd *w = nspa_slots_at(&ws, i);
+    return w && atomic_load_explicit(&w->hwnd, memory_order_acquire) == v ? w : NULL;
 }
 
 /* ---- classes (cls_lock) ---------------------------------------------------------- */
@@ -71,7 +78,7 @@ NSPA_HIDDEN ATOM cls_register(const uint16_t *name, UINT style, WNDPROC proc, in
                               HINSTANCE inst, int unicode)
 {
     wtab_need();
-    if (!name || !name[0] || wlen(name) > 255 || cbcls < 0 || cbwnd < 0 || cbwnd > 0x10000) {
+    if (!name || !name[0] || nspa__wlen(name) > 255 || cbcls < 0 || cbwnd < 0 || cbwnd > 0x10000) {
         SetLastError(ERROR_INVALID_PARAMETER);
         return 0;
     }
@@ -163,7 +170,7 @@ NSPA_HIDDEN LRESULT wnd_call(struct wnd *w, WNDPROC proc, int proc_unicode, HWND
         if (!ws) return 0;
         LRESULT n;
         if (caller_unicode) {
-            size_t l = wlen(ws);
+            size_t l = nspa__wlen(ws);
             if (l > wp - 1) l = wp - 1;
             memcpy((void *)lp, ws, l * 2);
             ((uint16_t *)lp)[l] = 0;
@@ -251,7 +258,7 @@ NSPA_HIDDEN LRESULT wnd_default(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, int u
         return TRUE;
     case WM_GETTEXTLENGTH: {
         if (!w->text) return 0;
-        if (unicode) return (LRESULT)wlen(w->text);
+        if (unicode) return (LRESULT)nspa__wlen(w->text);
         char *a = text_w_to_a(w->text);
         LRESULT n = a ? (LRESULT)strlen(a) : 0;
         free(a);
@@ -262,7 +269,7 @@ NSPA_HIDDEN LRESULT wnd_default(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, int u
         const uint16_t *t = w->text ? w->text : (const uint16_t *)u"";
         size_t l;
         if (unicode) {
-            l = wlen(t);
+            l = nspa__wlen(t);
             if (l > wp - 1) l = wp - 1;
             memcpy((void *)lp, t, l * 2);
             ((uint16_t *)lp)[l] = 0;
@@ -289,14 +296,8 @@ NSPA_HIDDEN LRESULT wnd_default(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp, int u
 static struct wnd *slot_take(void)
 {
     pthread_mutex_lock(&wtab_lock);
-    struct wnd *w = NULL;
-    if (wfree >= 0) {
-        w = &wtab[wfree];
-        wfree = w->next_free;
-    } else if (whwm < WND_MAX) {
-        w = &wtab[whwm];
-        __atomic_store_n(&whwm, whwm + 1, __ATOMIC_RELEASE);
-    }
+    uint32_t i;
+    struct wnd *w = nspa_slots_take(&ws, &i) ? NULL : nspa_slots_at(&ws, i);
     pthread_mutex_unlock(&wtab_lock);
     return w;
 }
@@ -307,10 +308,6 @@ NSPA_HIDDEN struct wnd *wnd_new(const uint16_t *cls_name, DWORD exstyle, DWORD s
                                 HMENU menu, WNDPROC *proc, int *unicode, struct mq *q)
 {
     wtab_need();
-    if (!wtab) {
-        SetLastError(ERROR_NOT_ENOUGH_MEMORY);
-        return NULL;
-    }
     ATOM atom = IS_INTRESOURCE(cls_name) ? (ATOM)(uintptr_t)cls_name : 0;
     pthread_mutex_lock(&cls_lock);
     struct wclass *c = cls_find_locked(cls_name, atom);
@@ -330,8 +327,7 @@ NSPA_HIDDEN struct wnd *wnd_new(const uint16_t *cls_name, DWORD exstyle, DWORD s
         uint8_t *e = realloc(w->extra, (size_t)c->cbwnd);
         if (!e) {
             pthread_mutex_lock(&wtab_lock);
-            w->next_free = wfree;
-            wfree = (int)(w - wtab);
+            nspa_slots_give(&ws, w->slot);
             pthread_mutex_unlock(&wtab_lock);
             atomic_fetch_sub(&c->nwindows, 1);
             SetLastError(ERROR_NOT_ENOUGH_MEMORY);
@@ -358,7 +354,7 @@ NSPA_HIDDEN struct wnd *wnd_new(const uint16_t *cls_name, DWORD exstyle, DWORD s
     w->destroying = 0;
     *proc = c->proc;
     *unicode = c->unicode;
-    uintptr_t v = ((uintptr_t)w->gen << 16) | (uintptr_t)((w - wtab) + 1);
+    uintptr_t v = ((uintptr_t)w->gen << 16) | (uintptr_t)(w->slot + 1);
     atomic_store_explicit(&w->hwnd, v, memory_order_release);
     return w;
 }
@@ -392,19 +388,17 @@ NSPA_HIDDEN void wnd_free(struct wnd *w)
     pthread_mutex_lock(&wtab_lock);
     free(w->text);
     w->text = NULL;
-    w->next_free = wfree;
-    wfree = (int)(w - wtab);
+    nspa_slots_give(&ws, w->slot);
     pthread_mutex_unlock(&wtab_lock);
     mq_unref(q);
 }
 
 NSPA_HIDDEN void wnd_destroy_thread(uint32_t tid)
 {
-    if (!wtab) return;
-    uint32_t n = __atomic_load_n(&whwm, __ATOMIC_ACQUIRE);
+    uint32_t n = nspa_slots_hwm(&ws);
     for (uint32_t i = 0; i < n; i++) {
-        struct wnd *w = &wtab[i];
-        if (atomic_load(&w->hwnd) && wnd_tid(w) == tid) wnd_free(w);
+        struct wnd *w = nspa_slots_at(&ws, i);
+        if (w && atomic_load(&w->hwnd) && wnd_tid(w) == tid) wnd_free(w);
     }
 }
 
@@ -413,7 +407,6 @@ NSPA_HIDDEN void wnd_destroy_thread(uint32_t tid)
 NSPA_HIDDEN HWND wnd_find(HWND after, const uint16_t *cls, const uint16_t *title)
 {
     wtab_need();
-    if (!wtab) return NULL;
     ATOM atom = cls && IS_INTRESOURCE(cls) ? (ATOM)(uintptr_t)cls : 0;
     uint32_t start = 0;
     if (after) {
@@ -422,13 +415,13 @@ NSPA_HIDDEN HWND wnd_find(HWND after, const uint16_t *cls, const uint16_t *title
             SetLastError(ERROR_INVALID_WINDOW_HANDLE);
             return NULL;
         }
-        start = (uint32_t)(a - wtab) + 1;
+        start = a->slot + 1;
     }
     /* under wtab_lock: window texts and slots do not change while they are compared */
     pthread_mutex_lock(&wtab_lock);
-    for (uint32_t i = start; i < whwm; i++) {
-        struct wnd *w = &wtab[i];
-        uintptr_t v = atomic_load(&w->hwnd);
+    for (uint32_t i = start; i < ws.hwm; i++) {
+        struct wnd *w = nspa_slots_at(&ws, i);
+        uintptr_t v = w ? atomic_load(&w->hwnd) : 0;
         if (!v) continue;
         if (cls && (atom ? w->cls->atom != atom : wcmpi(w->cls->name, cls) != 0)) continue;
         if (title && wcmpi(w->text ? w->text : (const uint16_t *)u"", title) != 0) continue;

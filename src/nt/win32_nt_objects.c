@@ -20,22 +20,9 @@
 
 NSPA_HIDDEN NTSTATUS nt_status(int err, HANDLE h)
 {
-    switch (err) {
-    case 0: return STATUS_SUCCESS;
-    case -EBADF: return nt_is_pseudo(h) ? STATUS_OBJECT_TYPE_MISMATCH : STATUS_INVALID_HANDLE;
-    case -EINVAL: return STATUS_OBJECT_TYPE_MISMATCH;
-    case -EEXIST: return STATUS_OBJECT_TYPE_MISMATCH;
-    case -EOVERFLOW: return STATUS_SEMAPHORE_LIMIT_EXCEEDED;
-    case -EPERM: return STATUS_MUTANT_NOT_OWNED;
-    case -ENOMEM: return STATUS_NO_MEMORY;
-    case -EMFILE: return STATUS_TOO_MANY_OPENED_FILES;   /* kernel32: ERROR_TOO_MANY_OPEN_FILES */
-    case -ENOSPC: return STATUS_INSUFFICIENT_RESOURCES;
-    case -EACCES: return STATUS_ACCESS_DENIED;
-    case -ENOENT: return STATUS_OBJECT_NAME_NOT_FOUND;
-    case -EFAULT: return STATUS_ACCESS_VIOLATION;
-    case -ETIMEDOUT: return STATUS_TIMEOUT;
-    default: return STATUS_INVALID_PARAMETER;
-    }
+    /* a pseudo handle is a handle of another type to the object calls */
+    if (err == -EBADF && nt_is_pseudo(h)) return STATUS_OBJECT_TYPE_MISMATCH;
+    return win32_status_from_errno(err, WIN32_ERR_OBJECT);
 }
 
 /* ---- names ------------------------------------------------------------------------ */

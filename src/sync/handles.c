@@ -21,10 +21,20 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "sync/internal.h"
+#include "common/slots.h"
 
-/* H_CHUNK, H_DIR, struct hent and the lookup are in internal.h (inlined) */
+/* H_CHUNK, H_DIR, struct hent and the lookup are in internal.h (inlined). The table is a
+ * slot directory (common/slots.h) over h_dir, under h_lock; an index above the mark
+ * may be taken already: a handle another process inserted (h_install). */
 struct hent *h_dir[H_DIR];
-static uint32_t h_hwm, h_free_head, h_count;
+static int hent_busy(const void *e) { return atomic_load_explicit(&((const struct hent *)e)->obj, memory_order_relaxed) != NULL; }
+static struct nspa_slots hs = {
+    .dir = (void **)h_dir, .ndir = H_DIR, .shift = __builtin_ctz(H_CHUNK), .size = sizeof(struct hent),
+    .link = offsetof(struct hent, next_free), .busy = hent_busy,
+};
+_Static_assert((H_CHUNK & (H_CHUNK - 1)) == 0, "H_CHUNK is a power of two");
+#define h_hwm (hs.hwm)
+static uint32_t h_count;
 static uint32_t h_top;                /* 1 + the highest index installed from the ledger */
 static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -49,18 +59,12 @@ NSPA_HIDDEN uint32_t *ledger_slot_of(struct ns *ns, uint32_t slot, uint32_t i, i
     if (c >= LEDGER_DIR) return NULL;
     if (!p->ledger[c]) {
         if (!make) return NULL;
-        struct ns_header *h = ns->hdr;
-        uint32_t k;
-        if (h->chunk_free) {
-            k = h->chunk_free - 1;
-            jset32(ns, &h->chunk_free, ns->chunks[(size_t)k * LEDGER_CHUNK]);
-            jset32(ns, &ns->chunks[(size_t)k * LEDGER_CHUNK], 0);
-        } else if (h->chunk_hwm < LEDGER_CHUNKS) {
-            k = h->chunk_hwm;
-            jset32(ns, &h->chunk_hwm, k + 1);
-        } else {
-            return NULL;
-        }
+        /* a chunk's first entry is its free-list link: cleared once taken (a no-op,
+         * unjournaled, for a chunk never used) */
+        uint32_t k = region_take(ns, &ns->hdr->chunk_free, &ns->hdr->chunk_hwm, LEDGER_CHUNKS, ns->chunks,
+                                 LEDGER_CHUNK * sizeof(uint32_t), 0);
+        if (k == UINT32_MAX) return NULL;
+        jset32(ns, &ns->chunks[(size_t)k * LEDGER_CHUNK], 0);
         jset32(ns, &p->ledger[c], k + 1);
     }
     return ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK;
@@ -85,43 +89,20 @@ static int h_set(uint32_t i, struct sobj *o)
     return 0;
 }
 
-/* Map the chunk of index @i. h_lock held. */
-static int h_chunk(uint32_t i)
-{
-    if (h_dir[i / H_CHUNK]) return 0;
-    void *c = mmap(NULL, sizeof(struct hent) * H_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (c == MAP_FAILED) return -ENOMEM;
-    __atomic_store_n(&h_dir[i / H_CHUNK], (struct hent *)c, __ATOMIC_RELEASE);
-    return 0;
-}
+/* Make the chunk of index @i. h_lock held. */
+static int h_chunk(uint32_t i) { return nspa_slots_chunk(&hs, i) ? -ENOMEM : 0; }
 
 /* A handle for @o, whose reference the caller already took. -EMFILE: table full. */
 NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
 {
     pthread_mutex_lock(&h_lock);
     uint32_t i;
-    int r = 0;
-    if (h_free_head) {
-        i = h_free_head - 1;
-        h_free_head = hent_of(i)->next_free;
-    } else if (h_hwm < H_DIR * H_CHUNK) {
-        /* an index above the mark may be taken already: a handle another process
-         * inserted (h_install) */
-        for (;;) {
-            i = h_hwm;
-            r = h_chunk(i);
-            if (r || !atomic_load_explicit(&hent_of(i)->obj, memory_order_relaxed)) break;
-            if (++h_hwm >= H_DIR * H_CHUNK) { r = -EMFILE; break; }
-        }
-        if (!r) h_hwm++;
-    } else {
-        r = -EMFILE;
-    }
+    int r = nspa_slots_take(&hs, &i);
+    if (r == -ENOSPC) r = -EMFILE;
     if (!r) {
         r = h_set(i, o);
         if (r) {                       /* ledger full: give the index back */
-            hent_of(i)->next_free = h_free_head;
-            h_free_head = i + 1;
+            nspa_slots_give(&hs, i);
         } else {
             h_count++;
             *out = (i + 1) << 2;
@@ -152,8 +133,7 @@ static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
             if (l) jset32(nspa_ns, l, 0);
         }
         atomic_store_explicit(&e->obj, NULL, memory_order_release);
-        e->next_free = h_free_head;
-        h_free_head = i + 1;
+        nspa_slots_give(&hs, i);
         h_count--;
         *o = x;
     }
@@ -191,10 +171,7 @@ static struct sobj *h_install_locked(struct ns *ns, uint32_t i, uint32_t flags)
     struct hent *e = hent_of(i);
     struct sobj *cur = atomic_load_explicit(&e->obj, memory_order_relaxed);
     if (cur) return cur == o ? o : NULL;         /* our own handle holds the index */
-    if (i < h_hwm) {                             /* take it off the free list */
-        for (uint32_t *pp = &h_free_head; *pp; pp = &hent_of(*pp - 1)->next_free)
-            if (*pp == i + 1) { *pp = e->next_free; break; }
-    }
+    if (i < h_hwm) nspa_slots_claim(&hs, i);     /* take it off the free list */
     e->flags = flags;
     e->next_free = 0;
     atomic_store_explicit(&e->obj, o, memory_order_release);
@@ -242,17 +219,8 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
                 obj_unref(o);
                 continue;
             }
-            if (i >= h_hwm && i < REMOTE_BASE) {
-                /* the indices below become free ones */
-                for (uint32_t j = h_hwm; j < i; j++) {
-                    if (h_chunk(j)) break;
-                    struct hent *e = hent_of(j);
-                    if (atomic_load_explicit(&e->obj, memory_order_relaxed)) continue;
-                    e->next_free = h_free_head;
-                    h_free_head = j + 1;
-                }
-                h_hwm = i + 1;
-            }
+            /* the indices below become free ones */
+            if (i >= h_hwm && i < REMOTE_BASE) nspa_slots_claim(&hs, i);
         }
     }
     pthread_mutex_unlock(&h_lock);
@@ -276,25 +244,14 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to)
     struct hent *d = r ? NULL : hent_of(j);
     if (!r && atomic_load_explicit(&d->obj, memory_order_relaxed)) r = -EEXIST;
     if (!r) {
-        if (j < h_hwm) {                         /* take it off the free list */
-            for (uint32_t *pp = &h_free_head; *pp; pp = &hent_of(*pp - 1)->next_free)
-                if (*pp == j + 1) { *pp = d->next_free; break; }
-        } else {                                 /* the indices below become free ones */
-            for (uint32_t k = h_hwm; k < j && !h_chunk(k); k++) {
-                struct hent *x = hent_of(k);
-                if (atomic_load_explicit(&x->obj, memory_order_relaxed)) continue;
-                x->next_free = h_free_head;
-                h_free_head = k + 1;
-            }
-            h_hwm = j + 1;
-        }
+        /* off the free list, or the indices below it become free ones */
+        nspa_slots_claim(&hs, j);
         d->flags = e->flags;
         d->next_free = 0;
         atomic_store_explicit(&d->obj, o, memory_order_release);
         atomic_store_explicit(&e->obj, NULL, memory_order_release);
         e->flags = 0;
-        e->next_free = h_free_head;
-        h_free_head = i + 1;
+        nspa_slots_give(&hs, i);
     }
     pthread_mutex_unlock(&h_lock);
     return r;
@@ -376,8 +333,7 @@ NSPA_HIDDEN int h_fork_refs(void)
         uint32_t *l = ns ? ledger_slot(ns, i, 1) : NULL;
         if (!l || !o->type) {          /* no region or no room: the handle is closed */
             atomic_store_explicit(&e->obj, NULL, memory_order_relaxed);
-            e->next_free = h_free_head;
-            h_free_head = i + 1;
+            nspa_slots_give(&hs, i);
             h_count--;
             continue;
         }

@@ -63,6 +63,17 @@ NSPA_HIDDEN void reg_lock(struct ns *ns);
 NSPA_HIDDEN void reg_unlock(struct ns *ns);
 NSPA_HIDDEN void jset32(struct ns *ns, uint32_t *p, uint32_t v);
 NSPA_HIDDEN void jset64(struct ns *ns, uint64_t *p, uint64_t v);
+/* The region's tables of records (objects, names, threads, processes, ledger chunks):
+ * take one off the table's free list (index + 1, linked through the uint32_t @link
+ * bytes into each record of @stride bytes from @base), else the high-water mark below
+ * @max; give one back. Journaled writes, registry lock held. UINT32_MAX: full. */
+NSPA_HIDDEN uint32_t region_take(struct ns *ns, uint32_t *free_head, uint32_t *hwm, uint32_t max, void *base,
+                                 size_t stride, size_t link);
+NSPA_HIDDEN void region_give(struct ns *ns, uint32_t *free_head, void *base, size_t stride, size_t link, uint32_t i);
+#define REGION_TAKE(ns, fr, hw, max, arr, fld) \
+    region_take(ns, &(ns)->hdr->fr, &(ns)->hdr->hw, max, arr, sizeof((arr)[0]), offsetof(__typeof__((arr)[0]), fld))
+#define REGION_GIVE(ns, fr, arr, fld, i) \
+    region_give(ns, &(ns)->hdr->fr, arr, sizeof((arr)[0]), offsetof(__typeof__((arr)[0]), fld), i)
 NSPA_HIDDEN int proc_attach(struct ns *ns);
 NSPA_HIDDEN void ns_sweep_dead(struct ns *ns);
 NSPA_HIDDEN void procs_fork_fixup(void);     /* a fork child's first call */

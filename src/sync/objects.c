@@ -56,24 +56,14 @@ static uint32_t blocks_take(struct ns *ns, uint32_t nb)
 NSPA_HIDDEN int name_insert(struct ns *ns, const char *name, size_t len, uint32_t hash, uint32_t obj,
                             uint32_t *slot)
 {
-    struct ns_header *h = ns->hdr;
-    uint32_t s;
-    if (h->name_free) {
-        s = h->name_free - 1;
-        jset32(ns, &h->name_free, ns->names[s].next);
-    } else if (h->name_hwm < MAX_NAMES) {
-        s = h->name_hwm;
-        jset32(ns, &h->name_hwm, s + 1);
-    } else {
-        return -ENOSPC;
-    }
+    uint32_t s = REGION_TAKE(ns, name_free, name_hwm, MAX_NAMES, ns->names, next);
+    if (s == UINT32_MAX) return -ENOSPC;
     struct ns_name *n = &ns->names[s];
     uint32_t blocks = 0, nb = 0;
     if (len > NAME_INLINE) {
         nb = (uint32_t)((len + NAME_BLOCK - 1) / NAME_BLOCK);
         if (!(blocks = blocks_take(ns, nb))) {
-            jset32(ns, &n->next, h->name_free);
-            jset32(ns, &h->name_free, s + 1);
+            REGION_GIVE(ns, name_free, ns->names, next, s);
             return -ENOSPC;
         }
     }
@@ -106,8 +96,7 @@ NSPA_HIDDEN void name_remove(struct ns *ns, uint32_t s)
         jset32(ns, &n->blocks, 0);
     }
     jset32(ns, &n->len, 0);
-    jset32(ns, &n->next, ns->hdr->name_free);
-    jset32(ns, &ns->hdr->name_free, s + 1);
+    REGION_GIVE(ns, name_free, ns->names, next, s);
 }
 
 /* ---- references --------------------------------------------------------------------- */
@@ -144,8 +133,7 @@ static int obj_free_locked(struct sobj *o)
         }
         jset32(ns, type_word(o), 1u << 8);                /* type 0, still in the region */
         jset64(ns, (uint64_t *)&o->word, 0);
-        jset32(ns, &o->next_free, ns->hdr->obj_free);
-        jset32(ns, &ns->hdr->obj_free, (uint32_t)(o - ns->objs) + 1);
+        REGION_GIVE(ns, obj_free, ns->objs, next_free, (uint32_t)(o - ns->objs));
         jset32(ns, &ns->hdr->nobjs, ns->hdr->nobjs - 1);
         return 0;
     }
@@ -261,17 +249,10 @@ static int create_unnamed(int type, uint64_t word, uint32_t max, uint32_t ext, n
 NSPA_HIDDEN struct sobj *obj_region_new(struct ns *ns, int type, uint64_t word, uint32_t max, uint32_t ext)
 {
     struct ns_header *h = ns->hdr;
-    uint32_t idx;
-    if (h->obj_free) {
-        idx = h->obj_free - 1;
-        jset32(ns, &h->obj_free, ns->objs[idx].next_free);
-    } else if (h->obj_hwm < MAX_OBJECTS) {
-        idx = h->obj_hwm;
-        sync_mutex_init(&ns->objs[idx].lock, 1);       /* once per record, ever */
-        jset32(ns, &h->obj_hwm, idx + 1);
-    } else {
-        return NULL;
-    }
+    uint32_t top = h->obj_hwm;
+    uint32_t idx = REGION_TAKE(ns, obj_free, obj_hwm, MAX_OBJECTS, ns->objs, next_free);
+    if (idx == UINT32_MAX) return NULL;
+    if (idx == top) sync_mutex_init(&ns->objs[idx].lock, 1);   /* once per record, ever */
     struct sobj *o = &ns->objs[idx];
     /* not reachable until its name or a handle exists: plain stores, journaled type */
     atomic_store(&o->word, word);

@@ -92,15 +92,7 @@ NSPA_HIDDEN int proc_gone(struct ns *ns, uint32_t slot, uint32_t pid)
 
 NSPA_HIDDEN uint32_t proc_take(struct ns *ns)
 {
-    struct ns_header *h = ns->hdr;
-    if (h->proc_free) {
-        uint32_t i = h->proc_free - 1;
-        jset32(ns, &h->proc_free, ns->procs[i].next_free);
-        return i;
-    }
-    if (h->proc_hwm >= MAX_PROCS) return UINT32_MAX;
-    jset32(ns, &h->proc_hwm, h->proc_hwm + 1);
-    return h->proc_hwm - 1;
+    return REGION_TAKE(ns, proc_free, proc_hwm, MAX_PROCS, ns->procs, next_free);
 }
 
 /* Slot @p is this process's from now on (its ledger left as it is). */
@@ -163,13 +155,11 @@ NSPA_HIDDEN void proc_release(struct ns *ns, uint32_t slot)
             obj_unref(&ns->objs[v - 1]);
             if ((k & 1023) == 1023) { reg_unlock(ns); reg_lock(ns); }
         }
-        jset32(ns, &chunk[0], ns->hdr->chunk_free);     /* free list link */
-        jset32(ns, &ns->hdr->chunk_free, p->ledger[c]);
+        region_give(ns, &ns->hdr->chunk_free, ns->chunks, LEDGER_CHUNK * sizeof(uint32_t), 0, p->ledger[c] - 1);
         jset32(ns, &p->ledger[c], 0);
     }
     jset32(ns, &p->pid, 0);
-    jset32(ns, &p->next_free, ns->hdr->proc_free);
-    jset32(ns, &ns->hdr->proc_free, slot + 1);
+    REGION_GIVE(ns, proc_free, ns->procs, next_free, slot);
 }
 
 /* Reclaim dead processes: their threads, their references. Registry lock held. */

@@ -266,3 +266,30 @@ NSPA_HIDDEN void jset64(struct ns *ns, uint64_t *p, uint64_t v)
     jlog(ns, p, old, J_64);
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
+
+static inline uint32_t *rec_link(void *base, size_t stride, size_t link, uint32_t i)
+{
+    return (uint32_t *)((char *)base + (size_t)i * stride + link);
+}
+
+NSPA_HIDDEN uint32_t region_take(struct ns *ns, uint32_t *free_head, uint32_t *hwm, uint32_t max, void *base,
+                                 size_t stride, size_t link)
+{
+    uint32_t i;
+    if (*free_head) {
+        i = *free_head - 1;
+        jset32(ns, free_head, *rec_link(base, stride, link, i));
+    } else if (*hwm < max) {
+        i = *hwm;
+        jset32(ns, hwm, i + 1);
+    } else {
+        return UINT32_MAX;
+    }
+    return i;
+}
+
+NSPA_HIDDEN void region_give(struct ns *ns, uint32_t *free_head, void *base, size_t stride, size_t link, uint32_t i)
+{
+    jset32(ns, rec_link(base, stride, link, i), *free_head);
+    jset32(ns, free_head, i + 1);
+}

@@ -52,18 +52,8 @@ NSPA_HIDDEN void sync_mutex_init(pthread_mutex_t *m, int pi)
 /* A region slot for @tid. Registry lock held. NULL: none free. */
 static struct thr *slot_take(struct ns *ns)
 {
-    struct ns_header *h = ns->hdr;
-    uint32_t i;
-    if (h->thr_free) {
-        i = h->thr_free - 1;
-        jset32(ns, &h->thr_free, ns->threads[i].next_free);
-    } else if (h->thr_hwm < MAX_THREADS) {
-        i = h->thr_hwm;
-        jset32(ns, &h->thr_hwm, i + 1);
-    } else {
-        return NULL;
-    }
-    return &ns->threads[i];
+    uint32_t i = REGION_TAKE(ns, thr_free, thr_hwm, MAX_THREADS, ns->threads, next_free);
+    return i == UINT32_MAX ? NULL : &ns->threads[i];
 }
 
 static void rec_init(struct thr *t, uint32_t tid, uint32_t proc)
@@ -203,8 +193,7 @@ NSPA_HIDDEN void thr_release(struct ns *ns, struct thr *t)
     }
     jset32(ns, &ns->hdr->nthreads, ns->hdr->nthreads - 1);
     jset32(ns, &t->tid, 0);
-    jset32(ns, &t->next_free, ns->hdr->thr_free);
-    jset32(ns, &ns->hdr->thr_free, idx + 1);
+    REGION_GIVE(ns, thr_free, ns->threads, next_free, idx);
 }
 
 /* Does the record @t hold refs into its fork family's arena (queued entries, owned

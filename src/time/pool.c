@@ -246,19 +246,14 @@ static void wake_or_spawn(struct tp_pool *p)
         return;
     }
     if (p->nthreads >= p->max || p->nstarting) return;   /* a busy or starting worker takes it */
-    pthread_t t;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     __atomic_add_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);     /* the thread's */
-    if (pthread_create(&t, &at, worker_main, p) == 0) {
+    if (nspa_thread_detached(worker_main, p, NULL) == 0) {
         p->nthreads++;
         p->nstarting++;
     } else {
         __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);  /* never the last: ours */
     }
     /* else: no thread now; the next submission or a busy worker takes the work */
-    pthread_attr_destroy(&at);
 }
 
 NSPA_HIDDEN void tp_pool_set_max(struct tp_pool *p, uint32_t max)

@@ -271,11 +271,7 @@ static void svc_atfork_child(void)
 {
     /* the service and the watcher are the parent's threads; the parent's entries
      * stay the parent's (owners in the child see them idle) */
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&lk, &a);
-    pthread_mutexattr_destroy(&a);
+    nspa_pi_mutex_init(&lk);
     for (int k = 0; k < 2; k++) {
         for (uint32_t i = 0; i < heaps[k].n; i++) heaps[k].a[i]->idx = -1;
         heaps[k].n = 0;
@@ -288,24 +284,14 @@ static void svc_atfork_child(void)
 
 static void lk_init(void)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&lk, &a);
-    pthread_mutexattr_destroy(&a);
+    nspa_pi_mutex_init(&lk);
     pthread_atfork(NULL, NULL, svc_atfork_child);
 }
 
 /* lk held */
 static int svc_start(void)
 {
-    pthread_attr_t at;
-    pthread_t t;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    int r = pthread_create(&t, &at, svc_main, NULL);
-    pthread_attr_destroy(&at);
-    if (r) return -EAGAIN;
+    if (nspa_thread_detached(svc_main, NULL, NULL)) return -EAGAIN;
     started = 1;
     return 0;
 }
@@ -314,13 +300,8 @@ static void watcher_start(void)
 {
     int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
     if (fd < 0) return;            /* no watcher: realtime sleeps still follow the clock */
-    pthread_attr_t at;
-    pthread_t t;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &at, watcher_main, (void *)(intptr_t)fd)) close(fd);
+    if (nspa_thread_detached(watcher_main, (void *)(intptr_t)fd, NULL)) close(fd);
     else watcher_started = 1;
-    pthread_attr_destroy(&at);
 }
 
 /* ---- the interface --------------------------------------------------------------- */

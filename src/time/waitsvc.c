@@ -127,12 +127,7 @@ NSPA_HIDDEN int wsvc_add(struct wsvc_reg *r)
     if (!t) {
         t = calloc(1, sizeof(*t));
         HANDLE ctl = t ? CreateEventA(NULL, FALSE, FALSE, NULL) : NULL;
-        pthread_t pt;
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        int ok = ctl && (t->ctl = ctl, pthread_create(&pt, &at, wthread_main, t) == 0);
-        pthread_attr_destroy(&at);
+        int ok = ctl && (t->ctl = ctl, nspa_thread_detached(wthread_main, t, NULL) == 0);
         if (!ok) {
             if (ctl) CloseHandle(ctl);
             free(t);

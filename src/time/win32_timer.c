@@ -156,7 +156,7 @@ NSPA_EXPORT BOOL WINAPI SetWaitableTimerEx(HANDLE timer, const LARGE_INTEGER *du
     int r = nspa_timer_set(H(timer), &a);
     if (r) {
         if (x) timer_apc_release(x);
-        SetLastError(nspa_win32_error(r));
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
         return FALSE;
     }
     SetLastError(ERROR_SUCCESS);
@@ -176,7 +176,7 @@ NSPA_EXPORT BOOL WINAPI CancelWaitableTimer(HANDLE timer)
 {
     int r = nspa_timer_cancel(H(timer));
     if (r) {
-        SetLastError(nspa_win32_error(r));
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
         return FALSE;
     }
     return TRUE;

@@ -31,6 +31,7 @@
 #include "common/export.h"
 #include "io/io_api.h"
 #include "time/time_internal.h"
+#include "win32/win32_error.h"
 
 struct tp_io_obj {
     struct tp_obj o;                     /* first: a PTP_IO is this */
@@ -55,7 +56,7 @@ static void io_invoke(struct tp_obj *o, struct tp_inst *i, uintptr_t arg)
     do {
         if (!n) return;                  /* not started: dropped */
     } while (!__atomic_compare_exchange_n(&io->expected, &n, n - 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
-    ULONG res = e.internal ? io_status_win32((uint32_t)e.internal) : NO_ERROR;
+    ULONG res = e.internal ? win32_error_from_status((NTSTATUS)e.internal, WIN32_ERR_IO) : NO_ERROR;
     ((PTP_WIN32_IO_CALLBACK)o->fn)((PTP_CALLBACK_INSTANCE)i, o->ctx, e.ov, res, e.bytes, (PTP_IO)o);
 }
 
@@ -164,7 +165,7 @@ static void bind_invoke(struct tp_obj *o, struct tp_inst *i, uintptr_t arg)
 {
     struct io_entry e;
     if (!io_port_take_entry(H32(bind_port), &e)) return;
-    DWORD err = e.internal ? io_status_win32((uint32_t)e.internal) : NO_ERROR;
+    DWORD err = e.internal ? win32_error_from_status((NTSTATUS)e.internal, WIN32_ERR_IO) : NO_ERROR;
     ((LPOVERLAPPED_COMPLETION_ROUTINE)e.key)(err, e.bytes, e.ov);
 }
 

@@ -6,17 +6,11 @@
 #include "nspa/win32/winnls.h"
 #include "nspa/win32/winternl.h"
 #include "unicode/unicode_internal.h"
+#include "unicode/wstr.h"
 
 static int utf8_codepage(UINT cp)
 {
     return cp == CP_UTF8 || cp == CP_ACP || cp == CP_OEMCP || cp == CP_THREAD_ACP;
-}
-
-static size_t wcslen16(const WCHAR *s)
-{
-    size_t n = 0;
-    while (s[n]) n++;
-    return n;
 }
 
 NSPA_EXPORT int WINAPI MultiByteToWideChar(UINT CodePage, DWORD dwFlags, LPCSTR src, int srclen,
@@ -60,7 +54,7 @@ NSPA_EXPORT int WINAPI WideCharToMultiByte(UINT CodePage, DWORD dwFlags, LPCWSTR
         SetLastError(ERROR_INVALID_FLAGS);
         return 0;
     }
-    size_t n = srclen < 0 ? wcslen16(src) + 1 : (size_t)srclen;
+    size_t n = srclen < 0 ? nspa__wlen(src) + 1 : (size_t)srclen;
     unsigned st = 0;
     size_t r = nspa_unicode_ops_get()->utf16_to_utf8(src, n, dstlen ? (uint8_t *)dst : NULL,
                                                      (size_t)dstlen, &st);
@@ -79,8 +73,8 @@ NSPA_EXPORT int WINAPI CompareStringOrdinal(LPCWSTR s1, int n1, LPCWSTR s2, int 
         SetLastError(ERROR_INVALID_PARAMETER);
         return 0;
     }
-    size_t l1 = n1 < 0 ? wcslen16(s1) : (size_t)n1;
-    size_t l2 = n2 < 0 ? wcslen16(s2) : (size_t)n2;
+    size_t l1 = n1 < 0 ? nspa__wlen(s1) : (size_t)n1;
+    size_t l2 = n2 < 0 ? nspa__wlen(s2) : (size_t)n2;
     long r = nspa_compare_body(s1, l1, s2, l2, ci);
     return r < 0 ? CSTR_LESS_THAN : r > 0 ? CSTR_GREATER_THAN : CSTR_EQUAL;
 }
@@ -89,7 +83,7 @@ NSPA_EXPORT VOID NTAPI RtlInitUnicodeString(PUNICODE_STRING dst, PCWSTR src)
 {
     dst->Buffer = (PWSTR)src;
     if (src) {
-        size_t len = wcslen16(src) * sizeof(WCHAR);
+        size_t len = nspa__wlen(src) * sizeof(WCHAR);
         if (len > 0xFFFC) len = 0xFFFC;
         dst->Length = (USHORT)len;
         dst->MaximumLength = (USHORT)(len + sizeof(WCHAR));

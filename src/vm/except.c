@@ -35,12 +35,12 @@ static pthread_once_t hlock_once = PTHREAD_ONCE_INIT;
 static __thread uintptr_t nest_sp[MAX_NEST];
 static __thread unsigned nest_n;
 
-static void hlock_init(void) { vm_pi_mutex_init(&hlock); }
+static void hlock_init(void) { nspa_pi_mutex_init(&hlock); }
 
 /* fork: as the table's lock (table.c) */
 static void fork_prepare(void) { pthread_once(&hlock_once, hlock_init); pthread_mutex_lock(&hlock); }
 static void fork_parent(void) { pthread_mutex_unlock(&hlock); }
-static void fork_child(void) { vm_pi_mutex_init(&hlock); }
+static void fork_child(void) { nspa_pi_mutex_init(&hlock); }
 
 __attribute__((constructor)) static void handler_fork_hooks(void)
 {

@@ -35,23 +35,14 @@ NSPA_HIDDEN int vm_readers_idle(void) { return atomic_load_explicit(&readers, me
 
 /* ---- the writers' lock ------------------------------------------------------------------ */
 
-NSPA_HIDDEN void vm_pi_mutex_init(pthread_mutex_t *m)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(m, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
-static void wlock_init(void) { vm_pi_mutex_init(&wlock); }
+static void wlock_init(void) { nspa_pi_mutex_init(&wlock); }
 
 /* fork: the writers' lock is taken around it, so the child never inherits it held by a
  * thread that does not exist there; a PI mutex records its owner's tid, which the child
  * does not share, so the child makes the lock anew */
 static void fork_prepare(void) { vm_lock(); }
 static void fork_parent(void) { vm_unlock(); }
-static void fork_child(void) { vm_pi_mutex_init(&wlock); }
+static void fork_child(void) { nspa_pi_mutex_init(&wlock); }
 
 __attribute__((constructor)) static void vm_fork_hooks(void)
 {

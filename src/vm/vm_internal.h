@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "common/export.h"
 #include "nspa/vm.h"
+#include "common/platform.h"
 
 #define VM_PAGE        4096ul
 #define VM_GRAN        65536ul               /* allocation granularity */
@@ -64,7 +65,6 @@ NSPA_HIDDEN int vm_readers_idle(void);
 /* writers of the table (alloc, free, protect, map, unmap) hold vm_lock (a PI mutex) */
 NSPA_HIDDEN void vm_lock(void);
 /* a process-private priority-inheriting mutex (the writers' and the handler lists' locks) */
-NSPA_HIDDEN void vm_pi_mutex_init(pthread_mutex_t *m);
 NSPA_HIDDEN void vm_unlock(void);
 /* the record covering addr, or NULL; call inside a reader section or under vm_lock */
 NSPA_HIDDEN struct vm_rec *vm_find(uintptr_t addr);
@@ -149,7 +149,7 @@ NSPA_HIDDEN void vm_ctx_to_ucontext(ucontext_t *uc, const struct _CONTEXT *c);
 
 /* ---- the Win32 layer ------------------------------------------------------------------ */
 /* the GetLastError code of a vm -errno (nspa/vm.h's table) */
-NSPA_HIDDEN unsigned int vm_win32_error(int err);
+
 /* set the last error from a vm -errno; returns 0 (FALSE / NULL) for the caller to return */
 NSPA_HIDDEN int vm_win32_fail(int err);
 

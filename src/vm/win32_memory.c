@@ -3,31 +3,11 @@
 #include "vm/vm_internal.h"
 #include "nspa/win32/windows.h"
 #include "nspa/win32/memoryapi.h"
-
-
-NSPA_HIDDEN unsigned int vm_win32_error(int err)
-{
-    switch (err) {
-    case 0:              return ERROR_SUCCESS;
-    case -EADDRNOTAVAIL: return ERROR_INVALID_ADDRESS;
-    case -EFAULT:        return ERROR_NOACCESS;
-    case -ENOMEM:        return ERROR_NOT_ENOUGH_MEMORY;
-    case -ENOSPC:        return ERROR_NO_SYSTEM_RESOURCES;
-    case -EPERM:         return ERROR_PRIVILEGE_NOT_HELD;
-    case -ENOLCK:        return ERROR_NOT_LOCKED;
-    case -EAGAIN:        return ERROR_WORKING_SET_QUOTA;
-    case -ENOTSUP:       return ERROR_NOT_SUPPORTED;
-    case -EBADF:         return ERROR_INVALID_HANDLE;
-    case -ENOENT:        return ERROR_FILE_NOT_FOUND;
-    case -EACCES:        return ERROR_ACCESS_DENIED;
-    case -EMFILE:        return ERROR_TOO_MANY_OPEN_FILES;
-    default:             return ERROR_INVALID_PARAMETER;
-    }
-}
+#include "win32/win32_error.h"
 
 NSPA_HIDDEN int vm_win32_fail(int err)
 {
-    SetLastError(vm_win32_error(err));
+    SetLastError(win32_error_from_errno(err, WIN32_ERR_MEMORY));
     return 0;
 }
 

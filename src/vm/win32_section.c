@@ -8,6 +8,7 @@
 #include "nspa/win32/windows.h"
 #include "nspa/win32/memoryapi.h"
 #include "io/io_api.h"
+#include "win32/win32_error.h"
 
 static const char *strip_local(const char *n)
 {
@@ -61,7 +62,7 @@ NSPA_EXPORT HANDLE WINAPI CreateFileMappingA(HANDLE file, LPSECURITY_ATTRIBUTES 
     int r = nspa_vm_section_create(fd, size, prot, name ? strip_local(name) : NULL, &h);
     if (fd >= 0) close(fd);                    /* the section keeps its own copy */
     if (r < 0) {
-        SetLastError(r == -EEXIST ? ERROR_INVALID_HANDLE : vm_win32_error(r));
+        SetLastError(r == -EEXIST ? ERROR_INVALID_HANDLE : win32_error_from_errno(r, WIN32_ERR_MEMORY));
         return NULL;
     }
     if (h && sa && sa->bInheritHandle) nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
@@ -84,7 +85,7 @@ NSPA_EXPORT HANDLE WINAPI OpenFileMappingA(DWORD access, BOOL inherit, LPCSTR na
     nspa_obj_t h = 0;
     int r = nspa_vm_section_open(strip_local(name), &h);
     if (r < 0) {
-        SetLastError(r == -EINVAL ? ERROR_INVALID_NAME : r == -ENOENT ? ERROR_FILE_NOT_FOUND : vm_win32_error(r));
+        SetLastError(r == -EINVAL ? ERROR_INVALID_NAME : r == -ENOENT ? ERROR_FILE_NOT_FOUND : win32_error_from_errno(r, WIN32_ERR_MEMORY));
         return NULL;
     }
     if (inherit) nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
@@ -104,7 +105,7 @@ static LPVOID map_view(HANDLE mapping, DWORD access, ULONG64 offset, SIZE_T size
     void *p = base;
     int r = nspa_vm_map_view((nspa_obj_t)(uintptr_t)mapping, access, offset, size, &p);
     if (r) {
-        DWORD e = vm_win32_error(r);
+        DWORD e = win32_error_from_errno(r, WIN32_ERR_MEMORY);
         if (r == -EINVAL && ((offset & 0xffff) || ((uintptr_t)base & 0xffff))) e = ERROR_MAPPED_ALIGNMENT;
         if (r == -EBADF) e = ERROR_INVALID_HANDLE;
         SetLastError(e);

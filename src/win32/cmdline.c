@@ -20,35 +20,6 @@
 
 /* ---- UTF-16 helpers ------------------------------------------------------------------ */
 
-NSPA_HIDDEN size_t nspa__wlen(const WCHAR *w)
-{
-    size_t n = 0;
-    while (w[n]) n++;
-    return n;
-}
-
-NSPA_HIDDEN char *nspa__w_to_utf8(const WCHAR *w)
-{
-    size_t n = nspa__wlen(w);
-    size_t need = nspa_utf16_to_utf8(w, n, NULL, 0, NULL);
-    char *s = malloc(need + 1);
-    if (!s) return NULL;
-    nspa_utf16_to_utf8(w, n, s, need, NULL);
-    s[need] = 0;
-    return s;
-}
-
-NSPA_HIDDEN WCHAR *nspa__utf8_to_w(const char *s)
-{
-    size_t n = strlen(s);
-    size_t need = nspa_utf8_to_utf16(s, n, NULL, 0, NULL);
-    WCHAR *w = malloc((need + 1) * sizeof(WCHAR));
-    if (!w) return NULL;
-    nspa_utf8_to_utf16(s, n, w, need, NULL);
-    w[need] = 0;
-    return w;
-}
-
 /* ---- splitting (Wine's CommandLineToArgvW, which follows the C runtime) ---------------- */
 
 /* One pass over @cmd: with @argv NULL it counts; else fills argv[] with pointers into

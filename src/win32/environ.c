@@ -18,6 +18,7 @@
 #include "nspa/win32/windows.h"
 #include "common/export.h"
 #include "win32/process_private.h"
+#include "win32/win32_error.h"
 
 extern char **environ;
 static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -300,19 +301,6 @@ NSPA_EXPORT DWORD WINAPI GetCurrentDirectoryW(DWORD size, LPWSTR buf)
     return copy_out_w(path, buf, size);
 }
 
-static DWORD errno_to_win32_path(int e)
-{
-    switch (e) {
-    case ENOENT: return ERROR_FILE_NOT_FOUND;
-    case ENOTDIR: return ERROR_DIRECTORY;
-    case EACCES: case EPERM: return ERROR_ACCESS_DENIED;
-    case ENAMETOOLONG: return ERROR_FILENAME_EXCED_RANGE;
-    case ELOOP: return ERROR_CANT_RESOLVE_FILENAME;
-    case ENOMEM: return ERROR_NOT_ENOUGH_MEMORY;
-    default: return ERROR_PATH_NOT_FOUND;
-    }
-}
-
 NSPA_EXPORT BOOL WINAPI SetCurrentDirectoryA(LPCSTR path)
 {
     if (!path) {
@@ -320,7 +308,7 @@ NSPA_EXPORT BOOL WINAPI SetCurrentDirectoryA(LPCSTR path)
         return FALSE;
     }
     if (chdir(path) < 0) {
-        SetLastError(errno_to_win32_path(errno));
+        SetLastError(win32_error_from_errno(errno, WIN32_ERR_PATH));
         return FALSE;
     }
     return TRUE;

@@ -456,7 +456,7 @@ NSPA_EXPORT HANDLE WINAPI OpenProcess(DWORD access, BOOL inherit, DWORD pid)
         }
     }
     if (r) {
-        SetLastError(nspa_win32_error(r));
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
         return NULL;
     }
     if (inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);

@@ -34,10 +34,7 @@ NSPA_HIDDEN int nspa__proc_resume(uint32_t tid, DWORD *prev);
 /* a new handle to the thread object of thread @tid of this process */
 NSPA_HIDDEN int nspa__win32_thread_handle_by_tid(uint32_t tid, nspa_obj_t *out);
 
-/* UTF-16 <-> UTF-8 for the process calls: malloc'ed, NULL on failure (cmdline.c) */
-NSPA_HIDDEN char *nspa__w_to_utf8(const WCHAR *w);
-NSPA_HIDDEN WCHAR *nspa__utf8_to_w(const char *s);
-NSPA_HIDDEN size_t nspa__wlen(const WCHAR *w);
+#include "unicode/wstr.h"           /* nspa__wlen, nspa__w_to_utf8, nspa__utf8_to_w */
 /* Windows' command-line rules (CommandLineToArgvW): split @cmd into a NULL-terminated
  * malloc'ed argv of malloc'ed strings (UTF-8) */
 NSPA_HIDDEN char **nspa__split_cmdline(const char *cmd, int *argc);

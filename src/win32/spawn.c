@@ -245,19 +245,6 @@ struct spawn_req {
     const struct io_spawn *io;          /* descriptors for the child (src/io/inherit.c) */
 };
 
-static DWORD errno_to_win32(int e)
-{
-    switch (e) {
-    case ENOENT: return ERROR_FILE_NOT_FOUND;
-    case EACCES: case EPERM: case EISDIR: return ERROR_ACCESS_DENIED;
-    case ENOEXEC: return ERROR_BAD_EXE_FORMAT;
-    case E2BIG: return ERROR_FILENAME_EXCED_RANGE;
-    case ENOMEM: case EAGAIN: return ERROR_NOT_ENOUGH_MEMORY;
-    case ENOTDIR: return ERROR_DIRECTORY;
-    default: return ERROR_INVALID_PARAMETER;
-    }
-}
-
 static int spawn_plain(const struct spawn_req *q, pid_t *pid)
 {
     posix_spawnattr_t at;
@@ -427,7 +414,7 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
     io_spawn_done(&ios);                   /* the child has its copies (or failed) */
     if (r) {
         if (slot != UINT32_MAX) nspa__handoff_cancel(slot);
-        err = errno_to_win32(-r);
+        err = win32_error_from_errno(r, WIN32_ERR_EXEC);
         goto out;
     }
     if (slot != UINT32_MAX) nspa__handoff_commit(slot, pid);
@@ -442,7 +429,7 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
         kill(pid, SIGKILL);
         waitpid(pid, NULL, __WALL);
         if (slot != UINT32_MAX) nspa__handoff_reap(slot, pid);
-        err = nspa_win32_error(r);
+        err = win32_error_from_errno(r, WIN32_ERR_OBJECT);
         goto out;
     }
     pi->hProcess = (HANDLE)(uintptr_t)ph;

@@ -20,26 +20,6 @@
 #include "win32/win32_private.h"
 #include "win32/process_private.h"
 
-DWORD nspa_win32_error(int err)
-{
-    switch (err) {
-    case 0: return ERROR_SUCCESS;
-    case -EBADF: return ERROR_INVALID_HANDLE;
-    case -EINVAL: return ERROR_INVALID_HANDLE;   /* wrong object type */
-    case -EEXIST: return ERROR_INVALID_HANDLE;   /* name taken by another type */
-    case -EOVERFLOW: return ERROR_TOO_MANY_POSTS;
-    case -EPERM: return ERROR_NOT_OWNER;
-    case -ENOMEM: return ERROR_NOT_ENOUGH_MEMORY;
-    case -EMFILE: return ERROR_TOO_MANY_OPEN_FILES;
-    case -ENOSPC: return ERROR_NO_SYSTEM_RESOURCES;
-    case -EACCES: return ERROR_ACCESS_DENIED;
-    case -ENOENT: return ERROR_FILE_NOT_FOUND;
-    case -EFAULT: return ERROR_NOACCESS;
-    case -ETIMEDOUT: return ERROR_TIMEOUT;
-    default: return ERROR_INVALID_PARAMETER;
-    }
-}
-
 static inline nspa_obj_t H(HANDLE h) { return nspa__win32_h(h); }
 
 /* The Win32 end of an Nt* call: TRUE, or FALSE with the status's Win32 error. */
@@ -335,7 +315,7 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
     if (tmp) nspa_close(tmp);
     if (r) {
         DWORD e = r == -EOPNOTSUPP ? ERROR_NOT_SUPPORTED : r == -ESRCH ? ERROR_INVALID_HANDLE
-                : nspa_win32_error(r == -EINVAL ? -EBADF : r);
+                : win32_error_from_errno(r == -EINVAL ? -EBADF : r, WIN32_ERR_OBJECT);
         return fail(e);
     }
     if (dpid == me && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);

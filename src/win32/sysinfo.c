@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "nspa/win32/windows.h"
 #include "common/export.h"
+#include "common/platform.h"
 
 /* ---- system information ------------------------------------------------------------ */
 
@@ -144,11 +145,7 @@ static int ctrl_start_locked(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t t;
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    int r = pthread_create(&t, &a, ctrl_main, NULL);
-    pthread_attr_destroy(&a);
+    int r = nspa_thread_detached(ctrl_main, NULL, &t);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r) {
         close(ctrl_pipe[0]);

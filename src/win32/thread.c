@@ -205,7 +205,7 @@ NSPA_EXPORT HANDLE WINAPI CreateThread(LPSECURITY_ATTRIBUTES sa, SIZE_T stack, L
     if (!r && (r = nspa_dup(mine, &theirs)) < 0) nspa_close(mine);
     if (r) {
         free(t);
-        SetLastError(nspa_win32_error(r));
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
         return NULL;
     }
     t->thread_obj = mine;

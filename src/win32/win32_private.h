@@ -5,7 +5,7 @@
 #include "nspa/sync.h"
 #include "common/export.h"
 
-NSPA_HIDDEN unsigned int nspa_win32_error(int err);
+#include "win32/win32_error.h"      /* the one errno/NTSTATUS -> Win32 error mapping */
 /* A HANDLE as an nspa handle. NT ignores a handle's low two bits (tag bits: Wine's
  * test_WaitForSingleObject waits on handle|1, |2, |3), so they are masked here; nspa
  * handles are multiples of 4. Pseudo handles are to be told apart before. */

@@ -78,6 +78,11 @@
 #define ERROR_NO_DATA                 232
 #define ERROR_PIPE_NOT_CONNECTED      233
 #define ERROR_FILE_INVALID            1006
+#define ERROR_DUP_NAME                52
+#define ERROR_IO_DEVICE               1117
+#define ERROR_CONNECTION_INVALID      1229
+#define ERROR_NETWORK_UNREACHABLE     1231
+#define ERROR_HOST_UNREACHABLE        1232
 #define ERROR_MAPPED_ALIGNMENT        1132
 
 #define S_OK            ((HRESULT)0)
