@@ -76,8 +76,10 @@ static struct io_uring_sqe *tr_get_sqe(struct tring *r)
     return sqe;
 }
 
-/* Copy the CQEs out under the lock, complete after it. Returns the operations done. */
-static int tr_reap(struct tring *r)
+/* Copy the CQEs out under the lock, complete after it. Returns the operations done.
+ * The CQE of @own (if any) is not completed: its result goes to *own_res, and
+ * *own_seen is set. */
+static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *own_seen)
 {
     int done = 0;
     for (;;) {
@@ -96,6 +98,9 @@ static int tr_reap(struct tring *r)
         for (unsigned i = 0; i < n; i++) {
             if (got[i].ud == FUTEX_TAG) {
                 atomic_fetch_sub(&r->armed, 1);
+            } else if (own && got[i].ud == (uint64_t)(uintptr_t)own) {
+                *own_res = got[i].res;
+                *own_seen = 1;
             } else if (got[i].ud > 7) {      /* an operation (tags are small numbers) */
                 uring_op_done((struct io_op *)(uintptr_t)got[i].ud, got[i].res);
                 done++;
@@ -103,6 +108,8 @@ static int tr_reap(struct tring *r)
         }
     }
 }
+
+static int tr_reap(struct tring *r) { return tr_reap_own(r, NULL, NULL, NULL); }
 
 /* the engine thread: the eventfd of ring @idx fired (@more: its poll stays armed) */
 NSPA_HIDDEN void tring_kick(uint32_t idx, int more)
@@ -187,6 +194,9 @@ NSPA_HIDDEN struct tring *tring_mine(void)
     return mine;
 }
 
+/* the engine thread submits on the process ring (it never sleeps in the sync core) */
+NSPA_HIDDEN void tring_opt_out(void) { mine_tried = 1; }
+
 NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op)
 {
     pthread_mutex_lock(&r->sq_lock);
@@ -199,6 +209,31 @@ NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op)
     }
     pthread_mutex_unlock(&r->sq_lock);
     return err;
+}
+
+/* The immediate attempt of a receive done by the ring itself: io_uring tries the
+ * receive within the submitting io_uring_enter and posts its CQE there when it
+ * finishes at once (else it waits for readiness). One system call where a recvmsg
+ * and then a submission were two. The eventfd is off meanwhile (that CQE is ours to
+ * see). tring_submit_try: file lock held; tring_reap_try after the unlock: 1 with the
+ * result when it finished inline, 0 when it is pending (or another thread reaped it
+ * first: then it completes as a pending operation). */
+NSPA_HIDDEN int tring_submit_try(struct tring *r, struct io_op *op)
+{
+    io_uring_cq_eventfd_toggle(&r->ring, false);
+    int err = tring_submit(r, op);
+    if (err) io_uring_cq_eventfd_toggle(&r->ring, true);
+    return err;
+}
+
+NSPA_HIDDEN int tring_reap_try(struct tring *r, struct io_op *op, int *res)
+{
+    int seen = 0;
+    tr_reap_own(r, op, res, &seen);
+    io_uring_cq_eventfd_toggle(&r->ring, true);
+    if (!seen) tr_reap_own(r, op, res, &seen);
+    else tr_reap(r);
+    return seen;
 }
 
 NSPA_HIDDEN void tring_cancel(struct io_op *op)

@@ -142,6 +142,7 @@ static void *uring_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     io_engine_thread_setup();
+    tring_opt_out();
     for (;;) {
         struct io_uring_cqe *cqe;
         int r = io_uring_wait_cqe(&ring, &cqe);

@@ -166,8 +166,11 @@ NSPA_HIDDEN void uring_op_done(struct io_op *op, int res);      /* a CQE of @op:
 NSPA_HIDDEN int uring_watch_fd(int fd, uint64_t tag);           /* multishot poll on the process ring */
 NSPA_HIDDEN void tring_init(struct io_uring_probe *probe);
 NSPA_HIDDEN struct tring *tring_mine(void);                     /* NULL: use the process ring */
+NSPA_HIDDEN void tring_opt_out(void);                           /* the calling thread never has one */
 NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op);
 NSPA_HIDDEN void tring_cancel(struct io_op *op);
+NSPA_HIDDEN int tring_submit_try(struct tring *r, struct io_op *op);
+NSPA_HIDDEN int tring_reap_try(struct tring *r, struct io_op *op, int *res);
 NSPA_HIDDEN void tring_kick(uint32_t idx, int more);
 
 /* ---- ops.c --------------------------------------------------------------------- */
