@@ -86,6 +86,7 @@ static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *ow
         struct { uint64_t ud; int res; } got[TRING_BATCH];
         unsigned n = 0, head;
         struct io_uring_cqe *cqe;
+        if (!io_uring_cq_ready(&r->ring)) return done;   /* nothing posted: no lock */
         pthread_mutex_lock(&r->cq_lock);
         io_uring_for_each_cqe(&r->ring, head, cqe) {
             if (n == TRING_BATCH) break;
