@@ -86,7 +86,10 @@ static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *ow
         struct { uint64_t ud; int res; } got[TRING_BATCH];
         unsigned n = 0, head;
         struct io_uring_cqe *cqe;
-        if (!io_uring_cq_ready(&r->ring)) return done;   /* nothing posted: no lock */
+        /* nothing posted: no lock (the head is advanced under the lock by another
+         * reaper: an atomic read; liburing's io_uring_cq_ready reads it plainly) */
+        if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED))
+            return done;
         pthread_mutex_lock(&r->cq_lock);
         io_uring_for_each_cqe(&r->ring, head, cqe) {
             if (n == TRING_BATCH) break;
