@@ -275,8 +275,11 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
     if (other_words) return 0;
     io_uring_cq_eventfd_toggle(&r->ring, false);   /* we reap our own completions now */
     if (!tr_reap(r)) {
-        pthread_mutex_lock(&r->sq_lock);
+        /* the word's request still armed (the last wake was a completion): nothing to
+         * submit, no lock (only cancels come from other threads, and they submit) */
+        unsigned sub = 0;
         if (!atomic_load(&r->armed)) {
+            pthread_mutex_lock(&r->sq_lock);
             struct io_uring_sqe *sqe = tr_get_sqe(r);
             if (!sqe) {
                 pthread_mutex_unlock(&r->sq_lock);
@@ -291,9 +294,9 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
             io_uring_sqe_set_data64(sqe, FUTEX_TAG);
             atomic_fetch_add(&r->armed, 1);
             r->armed_shared = shared;
+            sub = tr_flush(r);
+            pthread_mutex_unlock(&r->sq_lock);
         }
-        unsigned sub = tr_flush(r);
-        pthread_mutex_unlock(&r->sq_lock);
         struct __kernel_timespec ts;
         struct io_uring_getevents_arg arg;
         memset(&arg, 0, sizeof(arg));
