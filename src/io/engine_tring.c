@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <liburing.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -88,8 +89,14 @@ static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *ow
         struct io_uring_cqe *cqe;
         /* nothing posted: no lock (the head is advanced under the lock by another
          * reaper: an atomic read; liburing's io_uring_cq_ready reads it plainly) */
-        if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED))
-            return done;
+        if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED)) {
+            /* CQEs that did not fit (more than TRING_CQ in flight) wait in the kernel
+             * until an io_uring_enter with GETEVENTS moves them in */
+            if (!(__atomic_load_n(r->ring.sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW)) return done;
+            io_uring_enter2((unsigned)r->ring.ring_fd, 0, 0, IORING_ENTER_GETEVENTS, NULL, _NSIG / 8);
+            if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED))
+                return done;
+        }
         pthread_mutex_lock(&r->cq_lock);
         io_uring_for_each_cqe(&r->ring, head, cqe) {
             if (n == TRING_BATCH) break;
