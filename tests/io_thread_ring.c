@@ -10,11 +10,19 @@
  *    receive still completes, once, with its data (rings are reused);
  *  - a receive whose data is there completes at once (WSARecv returns 0, no packet with
  *    FILE_SKIP_COMPLETION_PORT_ON_SUCCESS), also when done by the ring's inline attempt;
+ *  - a wait on a mutex owned by another process (a fork child), while the thread's
+ *    ring has a receive pending: the wait sleeps on futex_waitv (owners watched) and
+ *    on shared futexes after the fork, so the ring's request on the word is cancelled
+ *    first; release and abandonment reach it, and the receive completes afterwards;
  *  - with io_uring on Linux >= 6.7 the rings exist (io_uring descriptors counted). */
 #include "io_util.h"
 #include <dirent.h>
 #include <sys/utsname.h>
 #include <time.h>
+
+/* <unistd.h> and <sys/wait.h> clash with ws2tcpip.h's socklen_t */
+pid_t fork(void);
+pid_t waitpid(pid_t pid, int *status, int options);
 
 static int count_rings(void)
 {
@@ -293,6 +301,61 @@ static void immediate_skip(void)
     closesocket(s);
 }
 
+static void owner_in_other_process(void)
+{
+    SOCKET c, s;
+    io_tcp_pair(&c, &s);
+    WSAOVERLAPPED ov;
+    memset(&ov, 0, sizeof(ov));
+    ov.hEvent = WSACreateEvent();
+    char buf[8];
+    CHECK_EQ(post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
+    HANDLE go = CreateEventA(NULL, FALSE, FALSE, "io-tr-go");
+    HANDLE m = CreateMutexA(NULL, FALSE, "io-tr-mx");
+    REQUIRE(go && m);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        HANDLE cm = OpenMutexA(SYNCHRONIZE | MUTEX_MODIFY_STATE, FALSE, "io-tr-mx");
+        HANDLE cg = OpenEventA(EVENT_ALL_ACCESS, FALSE, "io-tr-go");
+        if (!cm || !cg || WaitForSingleObject(cm, 5000) != WAIT_OBJECT_0) _Exit(2);
+        SetEvent(cg);
+        Sleep(100);
+        ReleaseMutex(cm);                /* the parent waits for it now */
+        if (WaitForSingleObject(cm, 5000) != WAIT_OBJECT_0) _Exit(3);
+        SetEvent(cg);
+        Sleep(100);
+        _Exit(0);                        /* owning it: abandoned */
+    }
+    CHECK_EQ(WaitForSingleObject(go, 5000), WAIT_OBJECT_0);
+    CHECK_EQ(WaitForSingleObject(m, 5000), WAIT_OBJECT_0);      /* released by the child */
+    CHECK(ReleaseMutex(m));
+    CHECK_EQ(WaitForSingleObject(go, 5000), WAIT_OBJECT_0);
+    CHECK_EQ(WaitForSingleObject(m, 5000), WAIT_ABANDONED_0);   /* the child died owning it */
+    CHECK(ReleaseMutex(m));
+    int st = -1;
+    CHECK_EQ(waitpid(pid, &st, 0), pid);
+    CHECK_EQ(st, 0);                     /* exited normally with 0 */
+    /* the ring still serves the thread: the receive and waits after the fork */
+    HANDLE other = CreateEventA(NULL, FALSE, FALSE, NULL);
+    HANDLE t = CreateThread(NULL, 0, set_later, other, 0, NULL);
+    HANDLE hs[2] = { ov.hEvent, other };
+    CHECK_EQ(WaitForMultipleObjects(2, hs, FALSE, 5000), WAIT_OBJECT_0 + 1);
+    WaitForSingleObject(t, 5000);
+    CloseHandle(t);
+    CHECK_EQ(send(c, "after", 5, 0), 5);
+    DWORD got = 0, fl = 0;
+    CHECK(WSAGetOverlappedResult(s, &ov, &got, TRUE, &fl));
+    CHECK_EQ(got, 5);
+    CHECK(!memcmp(buf, "after", 5));
+    CloseHandle(other);
+    CloseHandle(go);
+    CloseHandle(m);
+    WSACloseEvent(ov.hEvent);
+    closesocket(c);
+    closesocket(s);
+}
+
 int main(void)
 {
     io_test_start();
@@ -300,6 +363,7 @@ int main(void)
     busy_issuer_case();
     ended_issuers();
     immediate_skip();
+    owner_in_other_process();            /* last: the process has forked after it */
     WSACleanup();
     return nspa_test_done();
 }
