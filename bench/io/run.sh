@@ -9,6 +9,8 @@
 #       nspa_event        io_bench.c: overlapped WSARecv, wait on its event (io_uring engine)
 #       nspa_iocp         the same through a completion port
 #       nspa_epoll_event  nspa_event with NSPA_IO_ENGINE=epoll
+#       nspa_event_noring, nspa_iocp_noring   with NSPA_IO_THREAD_RINGS=0 (every
+#                         completion through the engine thread: the design before thread rings)
 #       wine_event, wine_iocp   io_bench.c built with mingw-w64, stock Wine 8
 #   echo                messages/s of an echo server, 64 connections (limits.c echo_client):
 #       nspa (completion port, 2 workers), liburing (one raw ring), asio (Boost.Asio,
@@ -102,6 +104,8 @@ for r in $(seq 1 "$ROUNDS"); do
   pp nspa_event "$NSPA" pingpong_event nspa "$PP_ITERS"
   pp nspa_iocp "$NSPA" pingpong_iocp nspa "$PP_ITERS"
   pp nspa_epoll_event env NSPA_IO_ENGINE=epoll "$NSPA" pingpong_event nspa "$PP_ITERS"
+  pp nspa_event_noring env NSPA_IO_THREAD_RINGS=0 "$NSPA" pingpong_event nspa "$PP_ITERS"
+  pp nspa_iocp_noring env NSPA_IO_THREAD_RINGS=0 "$NSPA" pingpong_iocp nspa "$PP_ITERS"
   if [ -n "$EXE" ]; then
     pp wine_event "$WINE" "$EXE" pingpong_event wine $((PP_ITERS / 10))
     pp wine_iocp "$WINE" "$EXE" pingpong_iocp wine $((PP_ITERS / 10))
@@ -118,6 +122,8 @@ python3 "$root/tools/benchfmt.py" --module io --json "$out/io.json" --md "$out/i
   --ratio rtt_p50:nspa_event:blocking --ratio rtt_p99:nspa_event:blocking \
   --ratio rtt_p50:nspa_event:liburing --ratio rtt_p99:nspa_event:liburing \
   --ratio rtt_p50:nspa_iocp:blocking --ratio rtt_p99:nspa_iocp:blocking \
+  --ratio rtt_p50:nspa_iocp:liburing --ratio rtt_p99:nspa_iocp:liburing \
+  --ratio rtt_p50:nspa_event_noring:nspa_event --ratio rtt_p50:nspa_iocp_noring:nspa_iocp \
   --ratio rtt_p50:nspa_epoll_event:nspa_event --ratio rtt_p99:nspa_epoll_event:nspa_event \
   --ratio rtt_p50:wine_event:nspa_event --ratio rtt_p99:wine_event:nspa_event \
   --ratio rtt_p50:wine_iocp:nspa_iocp --ratio rtt_p99:wine_iocp:nspa_iocp \

@@ -83,6 +83,51 @@ static void pending_link(struct io_file *f, struct io_op *op)
     f->npending[op->dir]++;
 }
 
+/* A receive on a thread ring (io_uring): the ring's own inline attempt is the
+ * immediate attempt (engine_tring.c, tring_submit_try). File lock held; released. */
+static int issue_on_ring(struct io_op *op, struct tring *tr)
+{
+    struct io_file *f = op->file;
+    if (op->ov) {
+        ((uintptr_t *)op->ov)[0] = IO_STATUS_PENDING;   /* Internal */
+        ((uintptr_t *)op->ov)[1] = 0;
+    }
+    op->went_pending = 1;
+    pending_link(f, op);
+    int r = tring_submit_try(tr, op);
+    if (r == 0) op->in_engine = 1;
+    if (r < 0) {
+        io_pending_unlink(f, op);
+        pthread_mutex_unlock(&f->lock);
+        return r;
+    }
+    pthread_mutex_unlock(&f->lock);
+    int res;
+    if (!tring_reap_try(tr, op, &res)) return 0;       /* pending */
+    /* it finished in the submitting call: off the list, delivered as immediate */
+    struct io_op *failed = NULL;
+    pthread_mutex_lock(&f->lock);
+    io_pending_unlink(f, op);
+    io_submit_next(f, op->dir, &failed);
+    pthread_mutex_unlock(&f->lock);
+    io_complete_chain(failed);
+    if (res == -ECANCELED) {         /* a cancel saw it pending: it completes as such */
+        io_finish_complete(op, res);
+        return 0;
+    }
+    op->went_pending = 0;
+    op->in_engine = 0;
+    int64_t fres = io_op_finish(op, res);
+    if (fres == IO_CONTINUE) return io_issue(op);
+    if (fres < 0) {                  /* failed at once: nothing delivered */
+        if (op->ov) __atomic_store_n(&((uintptr_t *)op->ov)[0], (uintptr_t)io_status_from_res(fres, 0), __ATOMIC_RELEASE);
+        return (int)fres;
+    }
+    op->immediate = 1;
+    io_complete(op, fres);
+    return 1;
+}
+
 NSPA_HIDDEN int io_issue(struct io_op *op)
 {
     struct io_file *f = op->file;
@@ -97,6 +142,9 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
      * (io_uring would wake two pending receives of a socket in any order); file
      * operations carry their offsets and run side by side */
     int first = !f->q[op->dir][0] || !f->is_socket;
+    struct tring *tr;
+    if (first && op->kind == OP_RECV && f->is_socket && e == &io_engine_uring && (tr = tring_mine()))
+        return issue_on_ring(op, tr);
     if (first) {
         int64_t res = io_op_try(op);
         if (res != -EAGAIN) {

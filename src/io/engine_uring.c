@@ -55,11 +55,19 @@ static void es_dispatch(void)
     }
 }
 
-static int prep(struct io_uring_sqe *sqe, struct io_op *op)
+NSPA_HIDDEN int uring_prep_op(struct io_uring_sqe *sqe, struct io_op *op)
 {
     int fd = op->file->fd;
     switch (op->kind) {
-    case OP_RECV: io_uring_prep_recvmsg(sqe, fd, &op->msg, op->msg_flags); break;
+    case OP_RECV:
+        op->msg.msg_flags = 0;
+        /* one buffer on a stream socket: IORING_OP_RECV (no message header to copy
+         * in, nothing to report back but the count) */
+        if (op->file->type == SOCK_STREAM && op->msg.msg_iovlen == 1 && !op->msg.msg_name && !op->msg.msg_control)
+            io_uring_prep_recv(sqe, fd, op->iov[0].iov_base, op->iov[0].iov_len, op->msg_flags);
+        else
+            io_uring_prep_recvmsg(sqe, fd, &op->msg, op->msg_flags);
+        break;
     case OP_SEND: io_uring_prep_sendmsg(sqe, fd, &op->msg, MSG_NOSIGNAL); break;
     case OP_ACCEPT:
         op->msg.msg_namelen = sizeof(op->addr);
@@ -90,9 +98,12 @@ static struct io_uring_sqe *get_sqe(void)
 
 static int uring_submit(struct io_op *op)
 {
+    struct tring *t = tring_mine();      /* the caller's own ring, when it has one */
+    if (t) return tring_submit(t, op);
+    op->tr = NULL;
     pthread_mutex_lock(&sq_lock);
     struct io_uring_sqe *sqe = get_sqe();
-    int r = sqe ? prep(sqe, op) : -EBUSY;
+    int r = sqe ? uring_prep_op(sqe, op) : -EBUSY;
     if (!r) {
         r = io_uring_submit(&ring);
         r = r < 0 ? r : 0;
@@ -104,6 +115,10 @@ static int uring_submit(struct io_op *op)
 static int uring_cancel(struct io_op *op)
 {
     if (op->cancel_sent) return 0;
+    if (op->tr) {
+        tring_cancel(op);
+        return 0;
+    }
     pthread_mutex_lock(&sq_lock);
     struct io_uring_sqe *sqe = get_sqe();
     if (sqe) {
@@ -116,7 +131,7 @@ static int uring_cancel(struct io_op *op)
     return 0;
 }
 
-static void finish(struct io_op *op, int res)
+NSPA_HIDDEN void uring_op_done(struct io_op *op, int res)
 {
     NSPA_TSAN_ACQUIRE(op);
     struct io_file *f = op->file;
@@ -135,6 +150,7 @@ static void *uring_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     io_engine_thread_setup();
+    tring_opt_out();
     for (;;) {
         struct io_uring_cqe *cqe;
         int r = io_uring_wait_cqe(&ring, &cqe);
@@ -152,8 +168,10 @@ static void *uring_main(void *arg)
                     pthread_mutex_unlock(&sq_lock);
                 }
                 es_dispatch();
+            } else if ((ud & 7) == TRING_TAG) {
+                tring_kick((uint32_t)(ud >> 3), (cqes[i]->flags & IORING_CQE_F_MORE) != 0);
             } else if (ud && ud != CANCEL_TAG) {
-                finish((struct io_op *)(uintptr_t)ud, res);
+                uring_op_done((struct io_op *)(uintptr_t)ud, res);
             }
         }
     }
@@ -175,6 +193,7 @@ static int uring_init(void)
              io_uring_opcode_supported(probe, IORING_OP_CONNECT) &&
              io_uring_opcode_supported(probe, IORING_OP_ASYNC_CANCEL) &&
              io_uring_opcode_supported(probe, IORING_OP_READV);
+    if (ok) tring_init(probe);
     if (probe) io_uring_free_probe(probe);
     if (!ok) {
         io_uring_queue_exit(&ring);
@@ -187,6 +206,19 @@ static int uring_init(void)
     }
     pthread_detach(thread);
     return 0;
+}
+
+NSPA_HIDDEN int uring_watch_fd(int fd, uint64_t tag)
+{
+    pthread_mutex_lock(&sq_lock);
+    struct io_uring_sqe *sqe = get_sqe();
+    if (sqe) {
+        io_uring_prep_poll_multishot(sqe, fd, POLLIN);
+        io_uring_sqe_set_data64(sqe, tag);
+        io_uring_submit(&ring);
+    }
+    pthread_mutex_unlock(&sq_lock);
+    return sqe ? 0 : -EBUSY;
 }
 
 static void uring_file_new(struct io_file *f) { (void)f; }

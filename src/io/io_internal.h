@@ -36,6 +36,7 @@ enum io_kind { OP_RECV = 1, OP_SEND, OP_ACCEPT, OP_CONNECT, OP_READ, OP_WRITE, O
 enum io_routine { RT_NONE = 0, RT_FILE, RT_WSA };
 
 struct io_file;
+struct tring;
 
 /* One overlapped operation; also the packet a completion port queues. */
 struct io_op {
@@ -49,6 +50,7 @@ struct io_op {
     uint8_t immediate;                  /* completed on the caller's path */
     uint8_t cancel_sent;                /* io_uring: a cancel was submitted */
     uint8_t in_engine;                  /* submitted to the engine */
+    struct tring *tr;                   /* io_uring: the thread ring it went to (NULL: the process ring) */
     struct io_file *file;               /* holds a reference while the op lives */
     struct io_file *port;               /* the file's port when issued (the file's ref keeps it) */
     void *ov;                           /* the OVERLAPPED (NULL for a synchronous op) */
@@ -155,6 +157,22 @@ NSPA_HIDDEN void io_complete_chain(struct io_op *list);   /* each with its op->r
 /* Cancel the pending ops of @f whose OVERLAPPED is @ov (NULL: all; tid: only those of
  * that thread when nonzero). Returns how many were asked to stop. */
 NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid);
+
+/* ---- engine_uring.c / engine_tring.c: the io_uring engine's own ---------------- */
+struct io_uring_sqe;
+struct io_uring_probe;
+#define TRING_TAG 5ull                  /* process ring: (idx << 3) | 5, a thread ring's eventfd */
+NSPA_HIDDEN int uring_prep_op(struct io_uring_sqe *sqe, struct io_op *op);
+NSPA_HIDDEN void uring_op_done(struct io_op *op, int res);      /* a CQE of @op: complete it */
+NSPA_HIDDEN int uring_watch_fd(int fd, uint64_t tag);           /* multishot poll on the process ring */
+NSPA_HIDDEN void tring_init(struct io_uring_probe *probe);
+NSPA_HIDDEN struct tring *tring_mine(void);                     /* NULL: use the process ring */
+NSPA_HIDDEN void tring_opt_out(void);                           /* the calling thread never has one */
+NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op);
+NSPA_HIDDEN void tring_cancel(struct io_op *op);
+NSPA_HIDDEN int tring_submit_try(struct tring *r, struct io_op *op);
+NSPA_HIDDEN int tring_reap_try(struct tring *r, struct io_op *op, int *res);
+NSPA_HIDDEN void tring_kick(uint32_t idx, int more);
 
 /* ---- ops.c --------------------------------------------------------------------- */
 /* Run the operation's system call once without blocking: bytes, or -errno (-EAGAIN). */

@@ -34,7 +34,8 @@ static uint32_t collect(struct ns *ns, struct nspa_futex_waitv *wv, struct thr *
             uint64_t ref = atomic_load(&t->owned[i]);
             if (!(ref & 1)) continue;                 /* named mutexes only */
             struct sobj *o = R(ref);
-            if (!o || o->type != NSPA_TYPE_MUTEX) continue;
+            /* the type is read before the lock: atomic (a record may be freed or reused meanwhile) */
+            if (!o || __atomic_load_n(&o->type, __ATOMIC_RELAXED) != NSPA_TYPE_MUTEX) continue;
             obj_lock(o);
             for (uint64_t r = o->q_head; r && n < REAPER_WATCH; r = E(r)->next) {
                 struct thr *w = went_thr(E(r));

@@ -3,6 +3,7 @@
 #ifndef NSPA_SYNC_API_H
 #define NSPA_SYNC_API_H
 #include <stdint.h>
+#include <time.h>
 #include "nspa/sync.h"
 #include "common/export.h"
 
@@ -115,6 +116,19 @@ struct nspa__timer_hooks {
     void (*uncommit)(uintptr_t key);
 };
 NSPA_HIDDEN void nspa__set_timer_hooks(const struct nspa__timer_hooks *h);
+/* The I/O module's sleep (docs/io.md, "Waits that reap their own I/O"): a thread with
+ * a ring of its own sleeps there, on its futex word and its I/O at once, and completes
+ * what finished itself. sleep: sleep until *word is no longer @v (a FUTEX_WAKE), @deadline
+ * (ns on @clk; UINT64_MAX none), a signal or a completion of the thread's I/O; 1 when it
+ * slept, 0 when the caller is to sleep on the futex. With @other_words the caller sleeps
+ * on futex_waitv: the hook only makes sure nothing else of the thread's sleeps on the
+ * word, and returns 0. thread_end: the thread ends (before its record is freed). */
+struct nspa__sleep_hooks {
+    int (*sleep)(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t deadline, clockid_t clk,
+                 int other_words);
+    void (*thread_end)(void);
+};
+NSPA_HIDDEN void nspa__set_sleep_hooks(const struct nspa__sleep_hooks *h);
 /* a key naming the object behind @h in this process (0: not a handle) */
 NSPA_HIDDEN uintptr_t nspa__obj_key(nspa_obj_t h);
 #endif

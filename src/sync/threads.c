@@ -261,6 +261,7 @@ static void thr_exit(void *arg)
     struct nspa_tls *s = arg;
     struct thr *t = s ? s->t : NULL;
     if (!t) return;
+    sleep_hooks_thread_end();            /* nothing of ours sleeps on t->futex any more */
     struct ns *ns = nspa_ns;
     if (s->slot != UINT32_MAX && ns) {
         reg_lock(ns);

@@ -301,13 +301,29 @@ static void boost_owners(struct sobj *const *objs, uint32_t n)
         if (obj_type_now(objs[i]) == NSPA_TYPE_MUTEX) pi_update_owner_of(objs[i], 0);
 }
 
+static const struct nspa__sleep_hooks *sleep_hooks;   /* the I/O module's (engine_tring.c) */
+
+NSPA_HIDDEN void nspa__set_sleep_hooks(const struct nspa__sleep_hooks *h)
+{
+    __atomic_store_n(&sleep_hooks, h, __ATOMIC_RELEASE);
+}
+
+NSPA_HIDDEN void sleep_hooks_thread_end(void)
+{
+    const struct nspa__sleep_hooks *h = __atomic_load_n(&sleep_hooks, __ATOMIC_ACQUIRE);
+    if (h) h->thread_end();
+}
+
 /* Sleep until @t's futex word changes from @v, a watched owner dies, @deadline (ns on
  * @clk; UINT64_MAX: none). No timer otherwise: a grant always comes with its wake
- * (wake.c, wake_granted). */
+ * (wake.c, wake_granted). A thread with overlapped I/O on a ring of its own sleeps in
+ * that ring (the I/O module's hook): a completion of its I/O wakes it as its word does. */
 static void sleep_once(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, uint32_t nwatch,
                        uint64_t deadline, clockid_t clk)
 {
     int shared = __atomic_load_n(&t->shared_futex, __ATOMIC_RELAXED) || arena_has_forked();
+    const struct nspa__sleep_hooks *h = __atomic_load_n(&sleep_hooks, __ATOMIC_ACQUIRE);
+    if (h && h->sleep(&t->futex, v, shared, deadline, clk, nwatch != 0)) return;
     struct timespec ts, *tsp = NULL;
     if (deadline != UINT64_MAX) {
         ts = nspa_ts_from_ns(deadline);

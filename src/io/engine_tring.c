@@ -1,0 +1,364 @@
+/*
+ * Thread rings: waits that reap their own I/O (docs/io.md).
+ *
+ * With one process ring and an engine thread, a pending receive completes in three
+ * wake-ups: the kernel runs the receive as task work of the thread that submitted it
+ * (waking it), the CQE wakes the engine thread, and the engine thread's SetEvent wakes
+ * the waiter. A blocking recv() is one wake-up. So a thread that issues overlapped I/O
+ * gets a ring of its own (up to TRING_MAX, lazily, when the kernel has
+ * IORING_OP_FUTEX_WAIT, Linux 6.7): its operations are submitted there, and when it
+ * sleeps in a wait of the sync core it sleeps in that ring instead of on its futex
+ * word: a FUTEX_WAIT request on the word plus its own completions, in one
+ * io_uring_enter. Whichever comes first wakes it, once; a completion is reaped and
+ * completed (event, packet, routine) by the thread itself, and the wait then finds
+ * what it waited for.
+ *
+ * Nobody waits for a thread that is busy elsewhere: every thread ring has an eventfd
+ * that the engine thread watches (a multishot poll on the process ring). The owner
+ * turns the eventfd off while it sleeps in its ring (it reaps itself then) and on again
+ * before it leaves, then reaps once more what came in between. Reaping is under the
+ * ring's completion lock (PI; held only to copy CQEs out); completing happens after it.
+ *
+ * The word's FUTEX_WAIT may stay armed after a completion woke the thread. That is
+ * harmless as long as nothing else of the thread sleeps on the word (the next wake
+ * simply completes it): the thread sleeps in its ring whenever it has one, and before
+ * a futex_waitv sleep (watching mutex owners), a change of the word's kind (private /
+ * shared) or the thread's end, the request is cancelled (IORING_ASYNC_CANCEL_ALL on its
+ * tag; a futex request is cancelled at once, within the submitting call).
+ *
+ * Rules kept: no allocation on the sleep path (rings are made at the thread's first
+ * pending operation, never on a wait); locks are PI mutexes held for a bounded copy;
+ * the wake order of the sync core is unchanged (one sleeper per word). A fork child
+ * does not use the parent's rings.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include "io/io_internal.h"
+#include "common/platform.h"
+
+/* Linux 6.7's opcode; Debian's liburing 2.3 predates it (probed at start-up) */
+#define NSPA_IORING_OP_FUTEX_WAIT 51
+#define TRING_MAX     64
+#define TRING_SQ      64
+#define TRING_CQ      1024
+#define TRING_BATCH   32
+#define FUTEX_TAG     2ull       /* user_data of the word's FUTEX_WAIT */
+
+struct tring {
+    struct io_uring ring;
+    pthread_mutex_t sq_lock;     /* PI: the submission queue (owner, and anyone's cancel) */
+    pthread_mutex_t cq_lock;     /* PI: taking CQEs (owner in its sleep, engine thread) */
+    int efd;                     /* registered eventfd, watched by the engine thread */
+    _Atomic uint32_t owner;      /* tid of the thread using it; 0: free for another */
+    _Atomic uint32_t armed;      /* FUTEX_WAIT requests in the ring not yet reaped */
+    int armed_shared;            /* their kind (owner only) */
+};
+
+static struct tring trings[TRING_MAX];
+static pthread_key_t end_key;             /* gives a thread's ring back at its end */
+static _Atomic uint32_t nmade;            /* trings[0..nmade) are made */
+static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;   /* making, not waits */
+static int tring_on;                      /* io_uring engine with FUTEX_WAIT, not disabled */
+static __thread struct tring *mine;
+static __thread int mine_tried;
+
+static struct io_uring_sqe *tr_get_sqe(struct tring *r)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+    if (!sqe) {
+        io_uring_submit(&r->ring);
+        sqe = io_uring_get_sqe(&r->ring);
+    }
+    return sqe;
+}
+
+/* Copy the CQEs out under the lock, complete after it. Returns the operations done.
+ * The CQE of @own (if any) is not completed: its result goes to *own_res, and
+ * *own_seen is set. */
+static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *own_seen)
+{
+    int done = 0;
+    for (;;) {
+        struct { uint64_t ud; int res; } got[TRING_BATCH];
+        unsigned n = 0, head;
+        struct io_uring_cqe *cqe;
+        /* nothing posted: no lock (the head is advanced under the lock by another
+         * reaper: an atomic read; liburing's io_uring_cq_ready reads it plainly) */
+        if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED)) {
+            /* CQEs that did not fit (more than TRING_CQ in flight) wait in the kernel
+             * until an io_uring_enter with GETEVENTS moves them in */
+            if (!(__atomic_load_n(r->ring.sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW)) return done;
+            io_uring_enter2((unsigned)r->ring.ring_fd, 0, 0, IORING_ENTER_GETEVENTS, NULL, _NSIG / 8);
+            if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED))
+                return done;
+        }
+        pthread_mutex_lock(&r->cq_lock);
+        io_uring_for_each_cqe(&r->ring, head, cqe) {
+            if (n == TRING_BATCH) break;
+            got[n].ud = cqe->user_data;
+            got[n++].res = cqe->res;
+        }
+        io_uring_cq_advance(&r->ring, n);
+        pthread_mutex_unlock(&r->cq_lock);
+        if (!n) return done;
+        for (unsigned i = 0; i < n; i++) {
+            if (got[i].ud == FUTEX_TAG) {
+                atomic_fetch_sub(&r->armed, 1);
+            } else if (own && got[i].ud == (uint64_t)(uintptr_t)own) {
+                *own_res = got[i].res;
+                *own_seen = 1;
+            } else if (got[i].ud > 7) {      /* an operation (tags are small numbers) */
+                uring_op_done((struct io_op *)(uintptr_t)got[i].ud, got[i].res);
+                done++;
+            }
+        }
+    }
+}
+
+static int tr_reap(struct tring *r) { return tr_reap_own(r, NULL, NULL, NULL); }
+
+/* the engine thread: the eventfd of ring @idx fired (@more: its poll stays armed) */
+NSPA_HIDDEN void tring_kick(uint32_t idx, int more)
+{
+    if (idx >= atomic_load_explicit(&nmade, memory_order_acquire)) return;
+    struct tring *r = &trings[idx];
+    uint64_t cnt;
+    if (!more) uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3);
+    if (read(r->efd, &cnt, sizeof(cnt)) < 0) { /* EAGAIN: nothing counted since */ }
+    tr_reap(r);
+}
+
+/* No FUTEX_WAIT of ours left on the word: cancel them (done within the submit, the
+ * futex request's cancel is synchronous) and reap the cancellations. */
+static void tr_disarm(struct tring *r)
+{
+    if (!atomic_load(&r->armed)) return;
+    pthread_mutex_lock(&r->sq_lock);
+    struct io_uring_sqe *sqe = tr_get_sqe(r);
+    if (sqe) {
+        io_uring_prep_cancel64(sqe, FUTEX_TAG, IORING_ASYNC_CANCEL_ALL);
+        io_uring_sqe_set_data64(sqe, 1);  /* a cancel request: nothing to complete */
+    }
+    io_uring_submit(&r->ring);
+    pthread_mutex_unlock(&r->sq_lock);
+    tr_reap(r);
+}
+
+static int tr_make(struct tring *r, uint32_t idx)
+{
+    struct io_uring_params p;
+    memset(&p, 0, sizeof(p));
+    p.flags = IORING_SETUP_CQSIZE;
+    p.cq_entries = TRING_CQ;
+    int err = io_uring_queue_init_params(TRING_SQ, &r->ring, &p);
+    if (err < 0) return err;
+    r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (r->efd < 0 || io_uring_register_eventfd(&r->ring, r->efd) < 0) goto fail;
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+    pthread_mutex_init(&r->sq_lock, &a);
+    pthread_mutex_init(&r->cq_lock, &a);
+    pthread_mutexattr_destroy(&a);
+    if (uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3) < 0) {
+        pthread_mutex_destroy(&r->sq_lock);
+        pthread_mutex_destroy(&r->cq_lock);
+        goto fail;
+    }
+    return 0;
+fail:
+    if (r->efd >= 0) close(r->efd);
+    io_uring_queue_exit(&r->ring);
+    return -ENOMEM;
+}
+
+/* The calling thread's ring: one left by an ended thread, or a new one (at its first
+ * pending operation; never on a wait). NULL: the process ring serves it. */
+NSPA_HIDDEN struct tring *tring_mine(void)
+{
+    if (mine || mine_tried || !tring_on) return mine;
+    mine_tried = 1;
+    uint32_t tid = nspa_thread_id();
+    uint32_t n = atomic_load_explicit(&nmade, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t z = 0;
+        if (atomic_compare_exchange_strong(&trings[i].owner, &z, tid)) {
+            mine = &trings[i];
+            pthread_setspecific(end_key, mine);
+            return mine;
+        }
+    }
+    pthread_mutex_lock(&make_lock);
+    n = atomic_load_explicit(&nmade, memory_order_relaxed);
+    if (n < TRING_MAX && tr_make(&trings[n], n) == 0) {
+        atomic_store(&trings[n].owner, tid);
+        atomic_store_explicit(&nmade, n + 1, memory_order_release);
+        mine = &trings[n];
+    }
+    pthread_mutex_unlock(&make_lock);
+    if (mine) pthread_setspecific(end_key, mine);
+    return mine;
+}
+
+/* the engine thread submits on the process ring (it never sleeps in the sync core) */
+NSPA_HIDDEN void tring_opt_out(void) { mine_tried = 1; }
+
+NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op)
+{
+    pthread_mutex_lock(&r->sq_lock);
+    struct io_uring_sqe *sqe = tr_get_sqe(r);
+    int err = sqe ? uring_prep_op(sqe, op) : -EBUSY;
+    if (!err) {
+        op->tr = r;
+        err = io_uring_submit(&r->ring);
+        err = err < 0 ? err : 0;
+    }
+    pthread_mutex_unlock(&r->sq_lock);
+    return err;
+}
+
+/* The immediate attempt of a receive done by the ring itself: io_uring tries the
+ * receive within the submitting io_uring_enter and posts its CQE there when it
+ * finishes at once (else it waits for readiness). One system call where a recvmsg
+ * and then a submission were two. The eventfd is off meanwhile (that CQE is ours to
+ * see). tring_submit_try: file lock held; tring_reap_try after the unlock: 1 with the
+ * result when it finished inline, 0 when it is pending (or another thread reaped it
+ * first: then it completes as a pending operation). */
+NSPA_HIDDEN int tring_submit_try(struct tring *r, struct io_op *op)
+{
+    io_uring_cq_eventfd_toggle(&r->ring, false);
+    int err = tring_submit(r, op);
+    if (err) io_uring_cq_eventfd_toggle(&r->ring, true);
+    return err;
+}
+
+NSPA_HIDDEN int tring_reap_try(struct tring *r, struct io_op *op, int *res)
+{
+    int seen = 0;
+    tr_reap_own(r, op, res, &seen);
+    io_uring_cq_eventfd_toggle(&r->ring, true);
+    if (!seen) tr_reap_own(r, op, res, &seen);
+    else tr_reap(r);
+    return seen;
+}
+
+NSPA_HIDDEN void tring_cancel(struct io_op *op)
+{
+    struct tring *r = op->tr;
+    pthread_mutex_lock(&r->sq_lock);
+    struct io_uring_sqe *sqe = tr_get_sqe(r);
+    if (sqe) {
+        io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)op, 0);
+        io_uring_sqe_set_data64(sqe, 1);
+        io_uring_submit(&r->ring);
+        op->cancel_sent = 1;
+    }
+    pthread_mutex_unlock(&r->sq_lock);
+}
+
+/* Make the SQEs queued so far visible to the kernel (liburing's flush; sq_lock held);
+ * the io_uring_enter that submits them may then run without the lock. */
+static unsigned tr_flush(struct tring *r)
+{
+    struct io_uring_sq *sq = &r->ring.sq;
+    if (sq->sqe_head != sq->sqe_tail) {
+        sq->sqe_head = sq->sqe_tail;
+        __atomic_store_n(sq->ktail, sq->sqe_tail, __ATOMIC_RELEASE);
+    }
+    return sq->sqe_tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+}
+
+static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t deadline, clockid_t clk,
+                    int other_words)
+{
+    struct tring *r = mine;
+    if (!r) return 0;
+    if (other_words || (atomic_load(&r->armed) && r->armed_shared != shared)) tr_disarm(r);
+    if (other_words) return 0;
+    io_uring_cq_eventfd_toggle(&r->ring, false);   /* we reap our own completions now */
+    if (!tr_reap(r)) {
+        /* the word's request still armed (the last wake was a completion): nothing to
+         * submit, no lock (only cancels come from other threads, and they submit) */
+        unsigned sub = 0;
+        if (!atomic_load(&r->armed)) {
+            pthread_mutex_lock(&r->sq_lock);
+            struct io_uring_sqe *sqe = tr_get_sqe(r);
+            if (!sqe) {
+                pthread_mutex_unlock(&r->sq_lock);
+                io_uring_cq_eventfd_toggle(&r->ring, true);
+                tr_reap(r);
+                return 0;
+            }
+            /* FUTEX_WAIT: fd = futex2 flags, addr = word, addr2 = value, addr3 = mask */
+            io_uring_prep_rw(NSPA_IORING_OP_FUTEX_WAIT, sqe, NSPA_FUTEX2_U32 | (shared ? 0 : NSPA_FUTEX2_PRIVATE),
+                             (void *)word, 0, v);
+            sqe->addr3 = 0xffffffffull;
+            io_uring_sqe_set_data64(sqe, FUTEX_TAG);
+            atomic_fetch_add(&r->armed, 1);
+            r->armed_shared = shared;
+            sub = tr_flush(r);
+            pthread_mutex_unlock(&r->sq_lock);
+        }
+        struct __kernel_timespec ts;
+        struct io_uring_getevents_arg arg;
+        memset(&arg, 0, sizeof(arg));
+        unsigned flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
+        if (deadline != UINT64_MAX) {
+            uint64_t now = nspa_clock_ns(clk), rel = deadline > now ? deadline - now : 0;
+            ts.tv_sec = (long long)(rel / 1000000000ull);
+            ts.tv_nsec = (long long)(rel % 1000000000ull);
+            arg.ts = (uint64_t)(uintptr_t)&ts;
+        }
+        io_uring_enter2((unsigned)r->ring.ring_fd, sub, 1, flags, (sigset_t *)&arg, sizeof(arg));
+        tr_reap(r);
+    }
+    io_uring_cq_eventfd_toggle(&r->ring, true);
+    tr_reap(r);                          /* what came while the eventfd was off */
+    return 1;
+}
+
+/* The thread ends: no request of ours on its word, the ring free for the next thread
+ * (operations still in flight are cancelled by the kernel at the thread's exit; their
+ * completions reach the engine thread through the eventfd). */
+static void tr_thread_end(void)
+{
+    struct tring *r = mine;
+    if (!r) return;
+    mine = NULL;
+    tr_disarm(r);
+    io_uring_cq_eventfd_toggle(&r->ring, true);
+    tr_reap(r);
+    atomic_store(&r->owner, 0);
+}
+
+static const struct nspa__sleep_hooks hooks = { tr_sleep, tr_thread_end };
+
+static void end_key_fn(void *unused)
+{
+    (void)unused;
+    tr_thread_end();
+}
+
+static void tr_fork_child(void)
+{
+    /* the rings and the engine thread are the parent's */
+    tring_on = 0;
+    mine = NULL;
+    nspa__set_sleep_hooks(NULL);
+}
+
+/* io_uring engine start-up (probe is the process ring's) */
+NSPA_HIDDEN void tring_init(struct io_uring_probe *probe)
+{
+    if (!nspa_env_int("NSPA_IO_THREAD_RINGS", 1, 0, 1)) return;
+    if (!io_uring_opcode_supported(probe, NSPA_IORING_OP_FUTEX_WAIT)) return;
+    if (pthread_key_create(&end_key, end_key_fn)) return;
+    pthread_atfork(NULL, NULL, tr_fork_child);
+    tring_on = 1;
+    nspa__set_sleep_hooks(&hooks);
+}
