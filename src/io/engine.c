@@ -120,7 +120,9 @@ static int issue_on_ring(struct io_op *op, struct tring *tr)
     int64_t fres = io_op_finish(op, res);
     if (fres == IO_CONTINUE) return io_issue(op);
     if (fres < 0) {                  /* failed at once: nothing delivered */
-        if (op->ov) __atomic_store_n(&((uintptr_t *)op->ov)[0], (uintptr_t)io_status_from_res(fres, 0), __ATOMIC_RELEASE);
+        if (op->ov)
+            __atomic_store_n(&((uintptr_t *)op->ov)[0],
+                             (uintptr_t)(uint32_t)win32_status_from_errno((int)fres, WIN32_ERR_IO), __ATOMIC_RELEASE);
         return (int)fres;
     }
     op->immediate = 1;
