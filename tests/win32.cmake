@@ -27,3 +27,4 @@ nspa_add_test(win32_affinity SOURCES tests/win32_affinity.c WIN32 THREADED TIMEO
 nspa_add_test(win32_memory_status SOURCES tests/win32_memory_status.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_process_stdio SOURCES tests/win32_process_stdio.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_process_inherit_io SOURCES tests/win32_process_inherit_io.c WIN32 TIMEOUT 60)
+nspa_add_test(win32_process_dup_io SOURCES tests/win32_process_dup_io.c WIN32 TIMEOUT 60)

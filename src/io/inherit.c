@@ -66,6 +66,15 @@ static int append(char **str, size_t *len, size_t *cap, const char *one)
     return 0;
 }
 
+/* what the other side needs to make the same record: "<kind>:<bits>:<family>:<type>" */
+static void describe(const struct io_file *f, char *out, size_t cap)
+{
+    unsigned bits = f->can_read | f->can_write << 1 | f->overlapped << 2 | f->no_buffering << 3 |
+                    (unsigned)f->acc_bits << 4 | (unsigned)f->share_bits << 8;
+    char kind = f->is_socket ? 's' : f->is_pipe ? 'p' : 'f';
+    snprintf(out, cap, "%d:%u:%d:%d", kind, bits, f->family, f->type);
+}
+
 /* a fresh close-on-exec copy of @fd for the child: in s->fds (closed by io_spawn_done) */
 static int dup_for_child(struct io_spawn *s, int fd, int dst)
 {
@@ -94,11 +103,9 @@ NSPA_HIDDEN int io_spawn_prepare(struct io_spawn *s, const uint32_t *stdh, int i
             if (!f) continue;                          /* closed meanwhile */
             int t = f->fd >= 0 ? dup_for_child(s, f->fd, -1) : -EBADF;
             if (t >= 0) {
-                unsigned bits = f->can_read | f->can_write << 1 | f->overlapped << 2 | f->no_buffering << 3 |
-                                (unsigned)f->acc_bits << 4 | (unsigned)f->share_bits << 8;
-                char kind = f->is_socket ? 's' : f->is_pipe ? 'p' : 'f';
-                char one[96];
-                snprintf(one, sizeof one, "%u:%d:%d:%u:%d:%d,", h, t, kind, bits, f->family, f->type);
+                char one[96], d[64];
+                describe(f, d, sizeof d);
+                snprintf(one, sizeof one, "%u:%d:%s,", h, t, d);
                 r = append(&s->env, &len, &cap, one);
             } else if (t != -EBADF) {
                 r = t;
@@ -176,14 +183,16 @@ static int from_parent(const char *v, const char **rest)
     return 1;
 }
 
-static void adopt_one(unsigned long long h, int fd, char kind, unsigned bits, int fam, int type)
+/* A record over inherited or given descriptor @fd, described by the parent or giver
+ * (kind 'f' file, 'p' pipe, 's' socket; the bits of describe()), as handle *@tmp. */
+static int adopt_record(int fd, char kind, unsigned bits, int fam, int type, nspa_obj_t *tmp)
 {
     struct stat st;
-    if (fd < 3 || fstat(fd, &st) < 0) return;
+    if (fd < 3 || fstat(fd, &st) < 0) return -EBADF;
     fcntl(fd, F_SETFD, FD_CLOEXEC);                   /* ours now: not for our children */
     struct io_file *f;
-    uint32_t tmp;
-    if (io_file_new(0, fd, &f, &tmp)) return;
+    int r = io_file_new(0, fd, &f, tmp);
+    if (r) return r;
     f->can_read = bits & 1;
     f->can_write = bits >> 1 & 1;
     f->overlapped = bits >> 2 & 1;
@@ -200,17 +209,50 @@ static void adopt_one(unsigned long long h, int fd, char kind, unsigned bits, in
     } else if (kind == 'f') {
         f->dev = st.st_dev;
         f->ino = st.st_ino;
+        io_share_note(f);
     }
-    if (nspa__handle_move(tmp, (nspa_obj_t)h) == 0) {
+    return 0;
+}
+
+static void adopt_one(unsigned long long h, int fd, char kind, unsigned bits, int fam, int type)
+{
+    nspa_obj_t tmp;
+    if (adopt_record(fd, kind, bits, fam, type, &tmp)) return;
+    if (nspa__handle_move(tmp, (nspa_obj_t)h) == 0)
         nspa_handle_set_flags((nspa_obj_t)h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
-        if (kind == 'f') io_share_note(f);
-    } else {
+    else
         nspa_close(tmp);                              /* the value is taken: not inherited */
+}
+
+/* ---- DuplicateHandle of a file into another process (src/sync/gift.c) -------------- */
+
+/* the receiving side: a gift from another process's DuplicateHandle */
+static int adopt_gift(int fd, const char *meta, nspa_obj_t *tmp)
+{
+    int kind, fam, type;
+    unsigned bits;
+    if (sscanf(meta, "%d:%u:%d:%d", &kind, &bits, &fam, &type) != 4) return -EINVAL;
+    return adopt_record(fd, (char)kind, bits, fam, type, tmp);
+}
+
+NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t *remote)
+{
+    int err = 0;
+    struct io_file *f = io_file_get(h, &err);
+    if (!f) return err;
+    int r = -EOPNOTSUPP;                              /* completion ports stay here */
+    if (f->fd >= 0 && !f->is_port) {
+        char meta[64];
+        describe(f, meta, sizeof meta);
+        r = nspa__gift_send(pid, f->fd, meta, remote);
     }
+    io_file_put(f);
+    return r;
 }
 
 __attribute__((constructor)) static void io_inherit_attach(void)
 {
+    nspa__set_gift_hook(adopt_gift);
     const char *v = getenv("NSPA_IOINHERIT"), *p;
     if (v && from_parent(v, &p)) {
         while (*p) {

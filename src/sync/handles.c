@@ -131,6 +131,13 @@ NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
     return r;
 }
 
+/* Does handle index @i of @o have a ledger entry: a region object's, or a local object
+ * given by another process (GIFT_HELD, gift.c)? Closing it then takes the registry lock. */
+static int h_in_ledger(const struct sobj *o, uint32_t i)
+{
+    return nspa_ns && (o->in_region || i >= REMOTE_BASE);
+}
+
 /* Take handle @h out of the table; *@o gets its object (the caller drops the ref).
  * -EBADF: not open; -EPERM: protected from close; -EAGAIN: it names a region object
  * and the caller does not hold the registry lock (the object grew into the region since
@@ -145,9 +152,9 @@ static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
     int r = 0;
     if (!x) r = -EBADF;
     else if (e->flags & NSPA_HANDLE_PROTECT) r = -EPERM;
-    else if (x->in_region && !reg_held) r = -EAGAIN;
+    else if (h_in_ledger(x, i) && !reg_held) r = -EAGAIN;
     else {
-        if (x->in_region && nspa_ns) {
+        if (h_in_ledger(x, i)) {
             uint32_t *l = ledger_slot(nspa_ns, i, 0);
             if (l) jset32(nspa_ns, l, 0);
         }
@@ -177,6 +184,13 @@ NSPA_HIDDEN int h_flags(nspa_obj_t h, uint32_t mask, uint32_t set, uint32_t *old
     return r;
 }
 
+/* Index @i (free, below the high-water mark) leaves the free list. h_lock held. */
+static void h_unfree(uint32_t i)
+{
+    for (uint32_t *pp = &h_free_head; *pp; pp = &hent_of(*pp - 1)->next_free)
+        if (*pp == i + 1) { *pp = hent_of(i)->next_free; break; }
+}
+
 /* Handle index @i names a region object in our ledger that is not in the table: one
  * inherited or inserted by another process (inherit.c). Put it in the table, with the
  * reference the ledger entry already holds. Registry lock held. Returns the object or
@@ -191,10 +205,7 @@ static struct sobj *h_install_locked(struct ns *ns, uint32_t i, uint32_t flags)
     struct hent *e = hent_of(i);
     struct sobj *cur = atomic_load_explicit(&e->obj, memory_order_relaxed);
     if (cur) return cur == o ? o : NULL;         /* our own handle holds the index */
-    if (i < h_hwm) {                             /* take it off the free list */
-        for (uint32_t *pp = &h_free_head; *pp; pp = &hent_of(*pp - 1)->next_free)
-            if (*pp == i + 1) { *pp = e->next_free; break; }
-    }
+    if (i < h_hwm) h_unfree(i);
     e->flags = flags;
     e->next_free = 0;
     atomic_store_explicit(&e->obj, o, memory_order_release);
@@ -213,7 +224,15 @@ NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
      * words are written atomically under the lock */
     uint32_t c = __atomic_load_n(&ns->procs[ns->proc].ledger[i / LEDGER_CHUNK], __ATOMIC_ACQUIRE);
     if (!c || c > LEDGER_CHUNKS) return NULL;
-    if (!__atomic_load_n(&ns->chunks[(size_t)(c - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK], __ATOMIC_ACQUIRE)) return NULL;
+    uint32_t v = __atomic_load_n(&ns->chunks[(size_t)(c - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK], __ATOMIC_ACQUIRE);
+    if (!v) return NULL;
+    if (v > MAX_OBJECTS) {
+        /* a file, socket or pipe another process gave us (gift.c): in our mailbox until
+         * now, or placed by another thread's drain meanwhile */
+        if (v == GIFT_MARK) gift_drain(ns);
+        struct sobj *o = h_at(i, NULL);
+        return o && __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) ? o : NULL;
+    }
     reg_lock(ns);
     pthread_mutex_lock(&h_lock);
     struct sobj *o = h_install_locked(ns, i, 0);
@@ -235,6 +254,10 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
         uint32_t *chunk = ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK;
         for (uint32_t k = 0; k < LEDGER_CHUNK; k++) {
             if (!chunk[k]) continue;
+            if (chunk[k] > MAX_OBJECTS) {             /* not an object (gift.c) */
+                jset32(ns, &chunk[k], 0);
+                continue;
+            }
             uint32_t i = c * LEDGER_CHUNK + k;
             if (!h_install_locked(ns, i, NSPA_HANDLE_INHERIT)) {
                 struct sobj *o = &ns->objs[chunk[k] - 1];
@@ -276,9 +299,8 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to)
     struct hent *d = r ? NULL : hent_of(j);
     if (!r && atomic_load_explicit(&d->obj, memory_order_relaxed)) r = -EEXIST;
     if (!r) {
-        if (j < h_hwm) {                         /* take it off the free list */
-            for (uint32_t *pp = &h_free_head; *pp; pp = &hent_of(*pp - 1)->next_free)
-                if (*pp == j + 1) { *pp = d->next_free; break; }
+        if (j < h_hwm) {
+            h_unfree(j);
         } else {                                 /* the indices below become free ones */
             for (uint32_t k = h_hwm; k < j && !h_chunk(k); k++) {
                 struct hent *x = hent_of(k);
@@ -323,6 +345,39 @@ NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags)
     struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_acquire) : NULL;
     if (o && flags) *flags = e->flags;
     return o;
+}
+
+/* The gift of ledger index @i (GIFT_MARK) came as handle @tmp to a local object (0: it
+ * could not be taken): the object moves to index @i, whose ledger entry says GIFT_HELD
+ * from now on; or the mark goes. No lock held (gift.c). */
+NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
+{
+    uint32_t j = tmp ? (tmp >> 2) - 1 : UINT32_MAX;
+    int ok = 0;
+    reg_lock(ns);
+    uint32_t *l = i >= REMOTE_BASE && i < LEDGER_DIR * LEDGER_CHUNK ? ledger_slot(ns, i, 0) : NULL;
+    if (l && *l == GIFT_MARK) {
+        pthread_mutex_lock(&h_lock);
+        struct hent *e = tmp ? hent_of(j) : NULL, *d = NULL;
+        struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
+        if (o && !o->in_region && !h_chunk(i)) d = hent_of(i);
+        if (d && !atomic_load_explicit(&d->obj, memory_order_relaxed)) {
+            if (i < h_hwm) h_unfree(i);
+            d->flags = e->flags;
+            d->next_free = 0;
+            atomic_store_explicit(&d->obj, o, memory_order_release);
+            atomic_store_explicit(&e->obj, NULL, memory_order_release);
+            e->flags = 0;
+            e->next_free = h_free_head;
+            h_free_head = j + 1;
+            if (i + 1 > h_top) h_top = i + 1;
+            ok = 1;
+        }
+        pthread_mutex_unlock(&h_lock);
+        jset32(ns, l, ok ? GIFT_HELD : 0);
+    }
+    reg_unlock(ns);
+    if (tmp && !ok) nspa_close(tmp);
 }
 
 /* Every handle of this process to @from now names @to (an object grown into the region,
@@ -371,6 +426,8 @@ NSPA_HIDDEN int h_fork_refs(void)
         if (!o) continue;
         if (!o->in_region) {
             atomic_fetch_add(&o->refs, 1);
+            uint32_t *l = ns && i >= REMOTE_BASE ? ledger_slot(ns, i, 1) : NULL;
+            if (l) jset32(ns, l, GIFT_HELD);     /* a gift's index stays taken (gift.c) */
             continue;
         }
         uint32_t *l = ns ? ledger_slot(ns, i, 1) : NULL;
@@ -410,7 +467,7 @@ NSPA_EXPORT int nspa_close(nspa_obj_t h)
     for (;;) {
         struct sobj *o = h_lookup(h);
         if (!o) return -EBADF;
-        struct ns *ns = o->in_region ? nspa_ns : NULL;
+        struct ns *ns = h_in_ledger(o, (h >> 2) - 1) ? nspa_ns : NULL;
         if (ns) reg_lock(ns);
         int r = h_free(h, &o, ns != NULL);
         if (!r) obj_unref(o);

@@ -207,18 +207,13 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
     } else if (s != UINT32_MAX && !o->in_region && (r = obj_promote(ns, o, &o)) != 0) {
         r = r == -EBUSY ? -EOPNOTSUPP : r;       /* a mutex another thread owns (docs/process.md) */
     } else if (s != UINT32_MAX) {
-        /* the first free entry from REMOTE_BASE on: indices the target's own handles
-         * do not reach before a million of them */
+        uint32_t i = 0, *l = remote_free_index(ns, s, &i);
         r = -EMFILE;
-        for (uint32_t i = REMOTE_BASE; i < LEDGER_DIR * LEDGER_CHUNK; i++) {
-            uint32_t *l = ledger_slot_of(ns, s, i, 1);
-            if (!l) break;
-            if (*l) continue;
+        if (l) {
             jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
             obj_ref(o);
             *remote = (i + 1) << 2;
             r = 0;
-            break;
         }
     }
     reg_unlock(ns);
@@ -238,8 +233,9 @@ NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_
     if (s != UINT32_MAX) {
         uint32_t *l = i < LEDGER_DIR * LEDGER_CHUNK ? ledger_slot_of(ns, s, i, 0) : NULL;
         uint32_t v = l ? *l : 0;
-        /* not in its ledger: no handle, or one to an object of its own arena */
-        r = -EBADF;
+        /* not in its ledger: no handle, or one to an object of its own arena; a file,
+         * socket or pipe it was given (gift.c): a descriptor of its own, out of reach */
+        r = v == GIFT_HELD || v == GIFT_MARK ? -EOPNOTSUPP : -EBADF;
         if (v && v <= MAX_OBJECTS && ns->objs[v - 1].type) {
             struct sobj *o = &ns->objs[v - 1];
             obj_ref(o);

@@ -139,6 +139,14 @@ NSPA_HIDDEN uint32_t h_high_water(void);
 NSPA_HIDDEN uint32_t h_switch(struct sobj *from, struct sobj *to);
 NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out);
 NSPA_HIDDEN int h_fork_refs(void);
+NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t index);
+/* descriptors given to other processes (gift.c) */
+NSPA_HIDDEN void gift_open(struct ns *ns);
+NSPA_HIDDEN void gift_close(void);
+NSPA_HIDDEN void gift_after_fork_child(void);
+NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p);
+NSPA_HIDDEN void gift_drain(struct ns *ns);
+NSPA_HIDDEN uint32_t *remote_free_index(struct ns *ns, uint32_t slot, uint32_t *index);
 NSPA_HIDDEN void h_close_all(void);
 
 /* ---- objects (objects.c, names.c) ---------------------------------------------------- */

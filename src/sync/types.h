@@ -169,6 +169,10 @@ struct thr {
 #define TID_BUCKETS     (1u << 15)
 #define REMOTE_BASE     (1u << 20)              /* handle indices another process inserts
                                                  * (DuplicateHandle into a process) from */
+/* ledger values that are not objects (gift.c): a descriptor on its way to the process
+ * (in its mailbox), and an index the process uses for a local object it was given */
+#define GIFT_MARK       0xFFFFFFFFu
+#define GIFT_HELD       0xFFFFFFFEu
 #define JOURNAL_MAX     (1u << 16)
 
 struct ns_journal_entry { uint64_t off, old; };

@@ -19,6 +19,7 @@
 #include "common/export.h"
 #include "win32/win32_private.h"
 #include "win32/process_private.h"
+#include "io/io_api.h"
 
 DWORD nspa_win32_error(int err)
 {
@@ -331,7 +332,9 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
         r = nspa__dup_from_process((int32_t)spid, H(src), &tmp);
         local = tmp;
     }
-    if (!r) r = dpid == me ? nspa_dup(local, &out) : nspa__dup_to_process(local, (int32_t)dpid, &out);
+    if (!r && dpid == me) r = nspa_dup(local, &out);
+    else if (!r && nspa_obj_type(local) == NSPA_TYPE_FILE) r = io_dup_to_process(local, (int32_t)dpid, &out);
+    else if (!r) r = nspa__dup_to_process(local, (int32_t)dpid, &out);
     if (tmp) nspa_close(tmp);
     if (r) {
         DWORD e = r == -EOPNOTSUPP ? ERROR_NOT_SUPPORTED : r == -ESRCH ? ERROR_INVALID_HANDLE
