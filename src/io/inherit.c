@@ -12,7 +12,7 @@
  * main) reads NSPA_IOINHERIT — "<parent pid>;<handle>:<fd>:<kind>:<bits>[:<family>:
  * <type>],..." — and makes a record over each descriptor with the parent's handle value
  * (nspa__handle_move), inheritable again, and NSPA_STDH — "<parent pid>;<in>,<out>,<err>"
- * — the values GetStdHandle answers with. Both are read only if the parent is the one
+ * — the values GetStdHandle answers with, each plus one (0: the child's own stream). Both are read only if the parent is the one
  * that wrote them (getppid()), and removed from the environment.
  *
  * The standard handles follow NT's rules: a handle that is inherited (bInheritHandles and
@@ -20,7 +20,8 @@
  * not inherited gives the child its value and nothing behind it (NT copies the value
  * only: using it fails), so its stream is /dev/null; this process's own standard handles
  * (GetStdHandle) pass as consoles do, inherited or not; NULL or INVALID_HANDLE_VALUE
- * leaves the child the caller's stream (docs/process.md).
+ * is the child's GetStdHandle value with no stream behind it (/dev/null), as on NT
+ * since Windows 8 (docs/process.md).
  *
  * The file pointer of an inherited file is the kernel's offset of the shared open file
  * description (file.c), so parent and child share it as on NT.
@@ -120,17 +121,17 @@ NSPA_HIDDEN int io_spawn_prepare(struct io_spawn *s, const uint32_t *stdh, int i
         int any = 0;
         for (int k = 0; k < 3 && !r; k++) {
             uint32_t h = stdh[k];
-            if (!h || h == UINT32_MAX) continue;     /* the caller's stream stays */
             any = 1;
             int err = 0;
             uint32_t fl = 0;
-            struct io_file *f = io_file_get(h & ~3u, &err);
+            /* NULL or INVALID_HANDLE_VALUE: NT gives the child that value and no stream */
+            struct io_file *f = h && h != UINT32_MAX ? io_file_get(h & ~3u, &err) : NULL;
             int passes = f && f->fd >= 0 && (f->is_std || (inherit && nspa_handle_get_flags(h & ~3u, &fl) == 0 &&
                                                             (fl & NSPA_HANDLE_INHERIT)));
             if (passes) {
                 int t = dup_for_child(s, f->fd, k);
                 if (t < 0) r = t;
-                v[k] = f->is_std ? 0 : h;               /* a std record: the child's own */
+                v[k] = f->is_std ? 0 : (unsigned long long)h + 1;   /* a std record: the child's own */
             } else {
                 int t = open("/dev/null", O_RDWR | O_CLOEXEC);
                 if (t >= 0 && t < 3) {
@@ -140,7 +141,7 @@ NSPA_HIDDEN int io_spawn_prepare(struct io_spawn *s, const uint32_t *stdh, int i
                 }
                 if (t < 0) r = -errno;
                 else if ((r = push(s, t, k))) close(t);
-                v[k] = h;                               /* NT: the value, nothing behind it */
+                v[k] = (unsigned long long)h + 1;       /* NT: the value, nothing behind it */
             }
             if (f) io_file_put(f);
         }
@@ -268,8 +269,8 @@ __attribute__((constructor)) static void io_inherit_attach(void)
     v = getenv("NSPA_STDH");
     unsigned long long s[3];
     if (v && from_parent(v, &p) && sscanf(p, "%llu,%llu,%llu", &s[0], &s[1], &s[2]) == 3) {
-        for (int k = 0; k < 3; k++)
-            if (s[k]) io_set_std(k, (uint32_t)s[k]);
+        for (int k = 0; k < 3; k++)                   /* value + 1; 0: our own stream */
+            if (s[k]) io_set_std(k, (uint32_t)(s[k] - 1));
         startup_std = 1;                              /* GetStartupInfo says so */
     }
     if (v) unsetenv("NSPA_STDH");
