@@ -80,7 +80,7 @@ static int h_set(uint32_t i, struct sobj *o)
     }
     struct hent *e = hent_of(i);
     e->flags = 0;
-    e->next_free = 0;
+    __atomic_store_n(&e->access, H_ACCESS_ALL, __ATOMIC_RELAXED);
     atomic_store_explicit(&e->obj, o, memory_order_release);
     return 0;
 }
@@ -159,7 +159,7 @@ static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
             if (l) jset32(nspa_ns, l, 0);
         }
         atomic_store_explicit(&e->obj, NULL, memory_order_release);
-        e->next_free = h_free_head;
+        __atomic_store_n(&e->next_free, h_free_head, __ATOMIC_RELAXED);   /* a racing lookup reads it as access */
         h_free_head = i + 1;
         h_count--;
         *o = x;
@@ -207,7 +207,7 @@ static struct sobj *h_install_locked(struct ns *ns, uint32_t i, uint32_t flags)
     if (cur) return cur == o ? o : NULL;         /* our own handle holds the index */
     if (i < h_hwm) h_unfree(i);
     e->flags = flags;
-    e->next_free = 0;
+    __atomic_store_n(&e->access, H_ACCESS_ALL, __ATOMIC_RELAXED);
     atomic_store_explicit(&e->obj, o, memory_order_release);
     h_count++;
     if (i + 1 > h_top) h_top = i + 1;
@@ -311,11 +311,11 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to)
             h_hwm = j + 1;
         }
         d->flags = e->flags;
-        d->next_free = 0;
+        __atomic_store_n(&d->access, e->access, __ATOMIC_RELAXED);
         atomic_store_explicit(&d->obj, o, memory_order_release);
         atomic_store_explicit(&e->obj, NULL, memory_order_release);
         e->flags = 0;
-        e->next_free = h_free_head;
+        __atomic_store_n(&e->next_free, h_free_head, __ATOMIC_RELAXED);
         h_free_head = i + 1;
     }
     pthread_mutex_unlock(&h_lock);
@@ -364,11 +364,11 @@ NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
         if (d && !atomic_load_explicit(&d->obj, memory_order_relaxed)) {
             if (i < h_hwm) h_unfree(i);
             d->flags = e->flags;
-            d->next_free = 0;
+            __atomic_store_n(&d->access, e->access, __ATOMIC_RELAXED);
             atomic_store_explicit(&d->obj, o, memory_order_release);
             atomic_store_explicit(&e->obj, NULL, memory_order_release);
             e->flags = 0;
-            e->next_free = h_free_head;
+            __atomic_store_n(&e->next_free, h_free_head, __ATOMIC_RELAXED);
             h_free_head = j + 1;
             if (i + 1 > h_top) h_top = i + 1;
             ok = 1;
@@ -502,6 +502,25 @@ NSPA_EXPORT int nspa_obj_type(nspa_obj_t h)
     struct sobj *o = h_lookup(h);
     if (o && __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) == OBJ_FORWARD) o = obj_forward_target(o);
     return o ? o->type : -EBADF;
+}
+
+/* The NT access mask of handle @h (H_ACCESS_ALL unless the Win32/NT layer set one). */
+NSPA_HIDDEN int nspa__handle_access(nspa_obj_t h, uint32_t *access)
+{
+    if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK || !h_lookup(h)) return -EBADF;
+    *access = __atomic_load_n(&hent_of((h >> 2) - 1)->access, __ATOMIC_RELAXED);
+    return 0;
+}
+
+NSPA_HIDDEN int nspa__handle_set_access(nspa_obj_t h, uint32_t access)
+{
+    if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
+    pthread_mutex_lock(&h_lock);
+    struct hent *e = hent_of((h >> 2) - 1);
+    int r = e && atomic_load_explicit(&e->obj, memory_order_relaxed) ? 0 : -EBADF;
+    if (!r) __atomic_store_n(&e->access, access, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&h_lock);
+    return r;
 }
 
 NSPA_EXPORT int nspa_handle_get_flags(nspa_obj_t h, uint32_t *flags)

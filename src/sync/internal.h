@@ -90,8 +90,16 @@ NSPA_HIDDEN const struct sync_kind *sync_kind_of(int type);
 struct hent {
     _Atomic(struct sobj *) obj;
     uint32_t flags;                      /* NSPA_HANDLE_* */
-    uint32_t next_free;                  /* free list (index + 1) */
+    union {
+        uint32_t next_free;              /* free: the free list (index + 1) */
+        uint32_t access;                 /* open: the NT access mask granted (h_lookup_need) */
+    };
 };
+/* Access bits the core checks (NT's values; a handle made by the core has them all) */
+#define H_ACCESS_ALL        0xFFFFFFFFu
+#define H_NEED_SYNCHRONIZE  0x00100000u  /* SYNCHRONIZE: waits */
+#define H_NEED_MODIFY       0x00000002u  /* EVENT_ / SEMAPHORE_MODIFY_STATE: set, reset,
+                                          * pulse, release (TIMER_MODIFY_STATE too) */
 extern struct hent *h_dir[H_DIR] NSPA_HIDDEN;
 extern int nspa_fork_pending NSPA_HIDDEN;
 
@@ -127,6 +135,26 @@ static inline struct sobj *h_lookup(nspa_obj_t h)
     uint8_t type = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     /* 0: freed; OBJ_FORWARD: an arena object grown into the region (inherit.c) */
     if (__builtin_expect((uint8_t)(type - 1) >= OBJ_FORWARD - 1, 0)) return type ? obj_forward_target(o) : NULL;
+    return o;
+}
+/* the access mask of open handle @h (after a successful h_lookup) */
+static inline uint32_t h_access(nspa_obj_t h)
+{
+    return __atomic_load_n(&hent_of((h >> 2) - 1)->access, __ATOMIC_RELAXED);
+}
+/* h_lookup for an operation that needs access @need: NULL with *@denied set when the
+ * handle was opened without it. The mask sits in the entry next to the object pointer:
+ * one more load from the same line, one AND. */
+static inline struct sobj *h_lookup_need(nspa_obj_t h, uint32_t need, int *denied)
+{
+    struct sobj *o = h_lookup(h);
+    if (__builtin_expect(o != NULL, 1)) {
+        struct hent *e = hent_of((h >> 2) - 1);
+        if (__builtin_expect(!(__atomic_load_n(&e->access, __ATOMIC_RELAXED) & need), 0)) {
+            *denied = 1;
+            return NULL;
+        }
+    }
     return o;
 }
 NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out); /* the caller took the ref */

@@ -71,6 +71,11 @@ NSPA_HIDDEN void sync_kind_register(int type, const struct sync_kind *k);
 NSPA_HIDDEN int nspa__obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, nspa_obj_t *out);
 /* move handle @from (an arena object's) to the free value @to: 0, -EBADF, -EEXIST, -EINVAL */
 NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to);
+/* The NT access mask of a handle (the core checks SYNCHRONIZE for waits and the
+ * MODIFY_STATE bit for set/reset/pulse/release: -EACCES). A handle the core makes has
+ * every bit; the NT layer sets what Open/Create/DuplicateHandle asked for. */
+NSPA_HIDDEN int nspa__handle_access(nspa_obj_t h, uint32_t *access);
+NSPA_HIDDEN int nspa__handle_set_access(nspa_obj_t h, uint32_t access);
 /* the next handle at index *@i or above to an object of @type (0: none); *@i moves on */
 NSPA_HIDDEN nspa_obj_t nspa__handle_next(uint32_t *i, int type, uint32_t *flags);
 /* the object behind @h if it has type @type, else NULL (no reference taken) */
