@@ -159,8 +159,15 @@ static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
             if (l) jset32(nspa_ns, l, 0);
         }
         atomic_store_explicit(&e->obj, NULL, memory_order_release);
-        __atomic_store_n(&e->next_free, h_free_head, __ATOMIC_RELAXED);   /* a racing lookup reads it as access */
-        h_free_head = i + 1;
+        if (i < REMOTE_BASE) {
+            __atomic_store_n(&e->next_free, h_free_head, __ATOMIC_RELAXED);   /* a racing lookup reads it as access */
+            h_free_head = i + 1;
+        } else {
+            /* an index another process gave us: only another process's gift may take it
+             * again (through the ledger); on the free list our own next handle could
+             * take it while the ledger says it is free */
+            __atomic_store_n(&e->next_free, 0, __ATOMIC_RELAXED);
+        }
         h_count--;
         *o = x;
     }
@@ -433,8 +440,8 @@ NSPA_HIDDEN int h_fork_refs(void)
         uint32_t *l = ns ? ledger_slot(ns, i, 1) : NULL;
         if (!l || !o->type) {          /* no region or no room: the handle is closed */
             atomic_store_explicit(&e->obj, NULL, memory_order_relaxed);
-            e->next_free = h_free_head;
-            h_free_head = i + 1;
+            e->next_free = i < REMOTE_BASE ? h_free_head : 0;
+            if (i < REMOTE_BASE) h_free_head = i + 1;
             h_count--;
             continue;
         }

@@ -44,13 +44,17 @@
  * of its wait turned into a forwarder, leaves every queue and starts its wait again on
  * the region object (wait.c, WAIT_RESTART), with what remains of its timeout; a grant
  * that came first stands.
- * Refused (-EBUSY) while @a is a mutex owned by another thread (or by a caller without a
- * region record): the owner's owned-mutex list names @a and is the owner's to change.
+ * A mutex owned by any thread of this process with a region record moves with its
+ * owner: the entry of the owner's owned-mutex list that names @a is switched to the
+ * region object. Refused (-EBUSY) when the owner has no region record (or its list
+ * overflowed and does not name @a).
  * *@out: the region object. */
 NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
 {
     struct nspa_tls *me = self();
     if (!me) return -ENOMEM;
+    /* a mutex in the region may have waiters in other processes: our reaper watches them */
+    if (__atomic_load_n(&a->type, __ATOMIC_ACQUIRE) == NSPA_TYPE_MUTEX) reaper_ensure();
     obj_lock(a);
     int type = a->type;
     if (type == OBJ_FORWARD) {
@@ -59,8 +63,14 @@ NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
         return 0;
     }
     uint64_t w = atomic_load_explicit(&a->word, memory_order_acquire);
-    int owned = type == NSPA_TYPE_MUTEX && mtx_owner(w);
-    if (!type || a->in_region || (owned && (mtx_owner(w) != me->tid || !in_region(me->t)))) {
+    uint32_t otid = type == NSPA_TYPE_MUTEX ? mtx_owner(w) : 0;
+    /* an owned mutex: its owner's record must be in the region (other processes watch
+     * its liveness to abandon the mutex) and list @a (its slot is switched below) */
+    struct thr *owner = !otid ? NULL : otid == me->tid ? me->t : thr_by_tid(otid);
+    _Atomic uint64_t *slot = owner && in_region(owner) &&
+                                     __atomic_load_n(&owner->proc, __ATOMIC_RELAXED) == ns->proc
+                                 ? owned_slot(owner, a) : NULL;
+    if (!type || a->in_region || (otid && !slot)) {
         obj_unlock(a);
         return type ? -EBUSY : -EBADF;
     }
@@ -71,9 +81,14 @@ NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
         obj_unlock(a);
         return -ENOSPC;
     }
-    if (owned) {                                   /* the caller's own mutex: its list */
-        owned_remove(me->t, a);
-        owned_add(me->t, r);
+    if (slot) {
+        /* the owner's owned-mutex list names @r from now on: one store into the entry
+         * that names @a. The owner cannot be changing that entry (releasing @a takes
+         * @a's lock, which we hold; its death is handled under the registry lock, held
+         * too); its other entries are untouched. Its waiters in other processes will
+         * watch its liveness, and this process's reaper the waiters (named mutexes'
+         * machinery, docs/sync.md "Crash safety"). */
+        atomic_store_explicit(slot, REF(r), memory_order_release);
     }
     jset32(ns, (uint32_t *)&r->refs, 0);           /* the handles count from here */
     h_switch(a, r);

@@ -236,6 +236,7 @@ NSPA_HIDDEN void wakes_flush(void);
 NSPA_HIDDEN void mtx_abandon(struct sobj *o);
 NSPA_HIDDEN void owned_add(struct thr *t, struct sobj *o);
 NSPA_HIDDEN void owned_remove(struct thr *t, struct sobj *o);
+NSPA_HIDDEN _Atomic uint64_t *owned_slot(struct thr *t, struct sobj *o);
 NSPA_HIDDEN void thr_abandon_owned(struct thr *t, uint32_t tid);
 NSPA_HIDDEN int thr_may_follow(const struct thr *t);
 NSPA_HIDDEN uint64_t mtx_make_word(struct sobj *o, uint32_t owner, uint32_t count, int abandoned,
