@@ -26,6 +26,7 @@
 struct hent *h_dir[H_DIR];
 static uint32_t h_hwm, h_free_head, h_count;
 static uint32_t h_top;                /* 1 + the highest index installed from the ledger */
+static void h_revoke_scan(void);
 static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const struct sync_kind *kinds[16];
@@ -156,6 +157,8 @@ static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
     else {
         if (h_in_ledger(x, i)) {
             uint32_t *l = ledger_slot(nspa_ns, i, 0);
+            /* closed by another process meanwhile: the reference went with its copy */
+            if (l && *l == LEDGER_REVOKED) x = NULL;
             if (l) jset32(nspa_ns, l, 0);
         }
         atomic_store_explicit(&e->obj, NULL, memory_order_release);
@@ -227,6 +230,7 @@ NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
 {
     struct ns *ns = nspa_ns;
     if (!ns || ns->proc == UINT32_MAX || i >= LEDGER_DIR * LEDGER_CHUNK) return NULL;
+    h_revoke_scan();
     /* a look without the registry lock first (most misses are bad handles): the ledger
      * words are written atomically under the lock */
     uint32_t c = __atomic_load_n(&ns->procs[ns->proc].ledger[i / LEDGER_CHUNK], __ATOMIC_ACQUIRE);
@@ -469,15 +473,53 @@ NSPA_HIDDEN void h_close_all(void)
 
 /* ---- the public calls on handles --------------------------------------------------- */
 
+/* Handles another process closed (DUPLICATE_CLOSE_SOURCE with this process as the
+ * source, inherit.c): their ledger entries say LEDGER_REVOKED and their references went
+ * with the other process's copy; the table entries go now, without a reference given
+ * back. Run when the process's revocation count moved: at a close, a lookup miss, exit. */
+static uint32_t h_revoked_seen;
+
+static void h_revoke_scan(void)
+{
+    struct ns *ns = nspa_ns;
+    if (!ns || ns->proc == UINT32_MAX) return;
+    struct ns_proc *p = &ns->procs[ns->proc];
+    uint32_t now = __atomic_load_n(&p->revoked, __ATOMIC_ACQUIRE);
+    if (now == __atomic_load_n(&h_revoked_seen, __ATOMIC_RELAXED)) return;
+    reg_lock(ns);
+    pthread_mutex_lock(&h_lock);
+    for (uint32_t c = 0; c < LEDGER_DIR; c++) {
+        if (!p->ledger[c]) continue;
+        uint32_t *chunk = ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK;
+        for (uint32_t k = 0; k < LEDGER_CHUNK; k++) {
+            if (chunk[k] != LEDGER_REVOKED) continue;
+            uint32_t i = c * LEDGER_CHUNK + k;
+            struct hent *e = i < H_DIR * H_CHUNK ? hent_of(i) : NULL;
+            if (e && atomic_load_explicit(&e->obj, memory_order_relaxed)) {
+                atomic_store_explicit(&e->obj, NULL, memory_order_release);
+                e->flags = 0;
+                __atomic_store_n(&e->next_free, i < REMOTE_BASE ? h_free_head : 0, __ATOMIC_RELAXED);
+                if (i < REMOTE_BASE) h_free_head = i + 1;
+                h_count--;
+            }
+            jset32(ns, &chunk[k], 0);
+        }
+    }
+    __atomic_store_n(&h_revoked_seen, now, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&h_lock);
+    reg_unlock(ns);
+}
+
 NSPA_EXPORT int nspa_close(nspa_obj_t h)
 {
+    h_revoke_scan();
     for (;;) {
         struct sobj *o = h_lookup(h);
         if (!o) return -EBADF;
         struct ns *ns = h_in_ledger(o, (h >> 2) - 1) ? nspa_ns : NULL;
         if (ns) reg_lock(ns);
         int r = h_free(h, &o, ns != NULL);
-        if (!r) obj_unref(o);
+        if (!r && o) obj_unref(o);
         if (ns) reg_unlock(ns);
         if (r != -EAGAIN) return r;
     }

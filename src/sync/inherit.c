@@ -235,8 +235,12 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
     return r;
 }
 
-/* A handle here to the object that handle @remote of process @pid names. */
-NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out)
+/* A handle here to the object that handle @remote of process @pid names. @close: the
+ * handle there is closed (DUPLICATE_CLOSE_SOURCE): its reference moves to our copy, its
+ * ledger entry says LEDGER_REVOKED and the process drops its table entry at its next
+ * close of any handle, its next miss, or its exit (h_revoke_scan); until then its stale
+ * entry still names the object, which our copy keeps alive. */
+NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close)
 {
     struct ns *ns = attached();
     if (!ns) return ns_error();
@@ -253,9 +257,13 @@ NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_
         r = v == GIFT_HELD || v == GIFT_MARK ? -EOPNOTSUPP : -EBADF;
         if (v && v <= MAX_OBJECTS && ns->objs[v - 1].type) {
             struct sobj *o = &ns->objs[v - 1];
-            obj_ref(o);
+            if (!close) obj_ref(o);
             r = h_alloc(o, out);
-            if (r) obj_unref(o);
+            if (r && !close) obj_unref(o);
+            if (!r && close) {
+                jset32(ns, l, LEDGER_REVOKED);
+                jset32(ns, &ns->procs[s].revoked, ns->procs[s].revoked + 1);
+            }
         }
     }
     reg_unlock(ns);

@@ -387,6 +387,10 @@ static void at_exit(void)
             if (ns->procs[i].pid && !proc_is_dead(ns, &ns->procs[i])) last = 0;
     }
     if (last) {
+        /* the mailboxes of processes that died without their exit work (killed), whose
+         * slots no sweep reached */
+        for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++)
+            if (ns->procs[i].pid) gift_forget(ns, &ns->procs[i]);
         jset32(ns, &ns->hdr->dead, 1);
         unlink(ns->path);
     }

@@ -327,12 +327,11 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
     if (spid == me && dpid == me) return DuplicateHandle(GetCurrentProcess(), src, GetCurrentProcess(), dst, access,
                                                          inherit, options);
     if (!dst || is_pseudo(src)) return fail(ERROR_INVALID_PARAMETER);
-    /* closing a handle in another process's table is not possible from here */
-    if ((options & DUPLICATE_CLOSE_SOURCE) && spid != me) return fail(ERROR_NOT_SUPPORTED);
     nspa_obj_t local = H(src), tmp = 0, out = 0;
     int r = 0;
     if (spid != me) {
-        r = nspa__dup_from_process((int32_t)spid, H(src), &tmp);
+        /* DUPLICATE_CLOSE_SOURCE: the source's handle is closed there (inherit.c) */
+        r = nspa__dup_from_process((int32_t)spid, H(src), &tmp, (options & DUPLICATE_CLOSE_SOURCE) != 0);
         local = tmp;
     }
     if (!r && dpid == me) r = nspa_dup(local, &out);
