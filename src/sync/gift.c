@@ -129,7 +129,7 @@ static int send_gift(const struct sockaddr_un *a, int fd, const struct gift_msg 
     if (c < 0) return -errno;
     int r = 0;
     if (connect(c, (const struct sockaddr *)a, sizeof(*a))) {
-        r = errno == EAGAIN ? -EAGAIN : errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : -ESRCH;
+        r = errno == EAGAIN ? -ENOSPC : errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : -ESRCH;
     } else {
         union {
             char buf[CMSG_SPACE(sizeof(int))];
