@@ -3,10 +3,12 @@
  * working handle under the value DuplicateHandle returned: a file whose pointer is
  * shared with the giver (NT's one file object), a pipe write end (the reader sees the
  * data, then ERROR_BROKEN_PIPE once both copies are closed: the giver's with
- * DUPLICATE_CLOSE_SOURCE), 40 gifts at once (more than a datagram queue would hold),
+ * DUPLICATE_CLOSE_SOURCE), a connected TCP socket (send/recv in the target, the peer
+ * sees the FIN when the target closes it), 40 gifts at once (more than a datagram queue would hold),
  * gifts the target never uses (nothing leaks in the giver when it exits), and a file
  * handle of another process as a source: ERROR_NOT_SUPPORTED. */
 #include <windows.h>
+#include <winsock2.h>
 #include <dirent.h>
 #include <unistd.h>
 #include "nspa/sync.h"
@@ -42,8 +44,8 @@ static int child_main(int tag)
     if (!ready || !go || !SetEvent(ready)) return 1;
     if (WaitForSingleObject(go, 20000) != WAIT_OBJECT_0) return 2;
     FILE *f = fopen(vals, "r");
-    unsigned long file = 0, pipe = 0, many[MANY];
-    if (!f || fscanf(f, "%lu %lu", &file, &pipe) != 2) return 3;
+    unsigned long file = 0, pipe = 0, sock = 0, many[MANY];
+    if (!f || fscanf(f, "%lu %lu %lu", &file, &pipe, &sock) != 3) return 3;
     for (int i = 0; i < MANY; i++)
         if (fscanf(f, "%lu", &many[i]) != 1) return 4;
     fclose(f);
@@ -58,6 +60,13 @@ static int child_main(int tag)
     if (!CloseHandle(hv(pipe))) return 22;
     SetLastError(0);
     if (WriteFile(hv(pipe), "x", 1, &n, NULL) || GetLastError() != ERROR_INVALID_HANDLE) return 23;   /* closed */
+    /* a connected TCP socket: Winsock calls on the given value */
+    WSADATA d;
+    if (WSAStartup(MAKEWORD(2, 2), &d)) return 24;
+    if (send((SOCKET)sock, "ping", 4, 0) != 4) return 25;
+    char pb[8];
+    if (recv((SOCKET)sock, pb, sizeof(pb), 0) != 4 || memcmp(pb, "pong", 4)) return 26;
+    if (closesocket((SOCKET)sock)) return 27;
     for (int i = 0; i < MANY; i++) {
         if (GetFileType(hv(many[i])) != FILE_TYPE_DISK) return 30;
         if (i % 2 && !CloseHandle(hv(many[i]))) return 31;   /* the rest go at exit */
@@ -84,6 +93,20 @@ static void test_into_child(void)
     CHECK(WriteFile(f, "parent", 6, &n, NULL));
     HANDLE r = NULL, w = NULL;
     REQUIRE(CreatePipe(&r, &w, NULL, 0));
+    WSADATA wd;
+    REQUIRE(WSAStartup(MAKEWORD(2, 2), &wd) == 0);
+    SOCKET l = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int al = sizeof(a);
+    REQUIRE(bind(l, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(l, 1) == 0);
+    REQUIRE(getsockname(l, (struct sockaddr *)&a, &al) == 0);
+    SOCKET c = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+    REQUIRE(connect(c, (struct sockaddr *)&a, sizeof(a)) == 0);
+    SOCKET sk = accept(l, NULL, NULL);
+    REQUIRE(sk != INVALID_SOCKET);
     snprintf(cmd, sizeof(cmd), "\"%s\" child-dup %d", self, tag);
     STARTUPINFOA si = { .cb = sizeof(si) };
     PROCESS_INFORMATION pi;
@@ -97,6 +120,9 @@ static void test_into_child(void)
                           DUPLICATE_SAME_ACCESS | DUPLICATE_CLOSE_SOURCE));
     SetLastError(0);
     CHECK(!CloseHandle(w) && GetLastError() == ERROR_INVALID_HANDLE);
+    HANDLE rs = NULL;                                    /* the socket moves too */
+    CHECK(DuplicateHandle(GetCurrentProcess(), (HANDLE)sk, pi.hProcess, &rs, 0, FALSE,
+                          DUPLICATE_SAME_ACCESS | DUPLICATE_CLOSE_SOURCE));
     int fds = count_fds();
     for (int i = 0; i < MANY; i++) {
         many[i] = NULL;
@@ -107,10 +133,15 @@ static void test_into_child(void)
     CHECK_EQ(count_fds(), fds);                          /* nothing kept here */
     FILE *out = fopen(vals, "w");
     REQUIRE(out);
-    fprintf(out, "%lu %lu", (unsigned long)(uintptr_t)rf, (unsigned long)(uintptr_t)rp);
+    fprintf(out, "%lu %lu %lu", (unsigned long)(uintptr_t)rf, (unsigned long)(uintptr_t)rp,
+            (unsigned long)(uintptr_t)rs);
     for (int i = 0; i < MANY; i++) fprintf(out, " %lu", (unsigned long)(uintptr_t)many[i]);
     fclose(out);
     SetEvent(go);
+    char pb[8];
+    CHECK_EQ(recv(c, pb, sizeof(pb), 0), 4);            /* from the child, through its copy */
+    CHECK(!memcmp(pb, "ping", 4));
+    CHECK_EQ(send(c, "pong", 4, 0), 4);
     HANDLE uw[2] = { used, pi.hProcess };
     CHECK_EQ(WaitForMultipleObjects(2, uw, FALSE, 20000), WAIT_OBJECT_0);
     /* a file handle of another process as the source: its descriptor is its own */
@@ -135,6 +166,9 @@ static void test_into_child(void)
     while (ReadFile(r, buf + total, sizeof(buf) - 1 - total, &n, NULL) && n) total += n;
     CHECK_EQ(GetLastError(), ERROR_BROKEN_PIPE);
     CHECK(total == 7 && !strcmp(buf, "via dup"));
+    CHECK_EQ(recv(c, pb, sizeof(pb), 0), 0);            /* its copy closed, ours too: the FIN */
+    closesocket(c);
+    closesocket(l);
     CloseHandle(r);
     CloseHandle(f);
     CloseHandle(pi.hProcess);
