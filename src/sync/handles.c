@@ -292,6 +292,19 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
     pthread_mutex_unlock(&h_lock);
 }
 
+/* Entry @e (index @ei, object @o) moves to the free entry @d, flags and access with
+ * it; @e goes on the free list. h_lock held. */
+static void h_move_entry(struct hent *e, uint32_t ei, struct hent *d, struct sobj *o)
+{
+    d->flags = e->flags;
+    __atomic_store_n(&d->access, e->access, __ATOMIC_RELAXED);
+    atomic_store_explicit(&d->obj, o, memory_order_release);
+    atomic_store_explicit(&e->obj, NULL, memory_order_release);
+    e->flags = 0;
+    __atomic_store_n(&e->next_free, h_free_head, __ATOMIC_RELAXED);
+    h_free_head = ei + 1;
+}
+
 /* Move handle @from (to an object of this process's arena) to the exact value @to, which
  * must be free: an inherited file keeps its parent's handle value in the child (src/io,
  * docs/process.md). The flags go with it. -EBADF: @from is not open or names a region
@@ -321,13 +334,7 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to)
             }
             h_hwm = j + 1;
         }
-        d->flags = e->flags;
-        __atomic_store_n(&d->access, e->access, __ATOMIC_RELAXED);
-        atomic_store_explicit(&d->obj, o, memory_order_release);
-        atomic_store_explicit(&e->obj, NULL, memory_order_release);
-        e->flags = 0;
-        __atomic_store_n(&e->next_free, h_free_head, __ATOMIC_RELAXED);
-        h_free_head = i + 1;
+        h_move_entry(e, i, d, o);
     }
     pthread_mutex_unlock(&h_lock);
     return r;
@@ -374,13 +381,7 @@ NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
         if (o && !o->in_region && !h_chunk(i)) d = hent_of(i);
         if (d && !atomic_load_explicit(&d->obj, memory_order_relaxed)) {
             if (i < h_hwm) h_unfree(i);
-            d->flags = e->flags;
-            __atomic_store_n(&d->access, e->access, __ATOMIC_RELAXED);
-            atomic_store_explicit(&d->obj, o, memory_order_release);
-            atomic_store_explicit(&e->obj, NULL, memory_order_release);
-            e->flags = 0;
-            __atomic_store_n(&e->next_free, h_free_head, __ATOMIC_RELAXED);
-            h_free_head = j + 1;
+            h_move_entry(e, j, d, o);
             if (i + 1 > h_top) h_top = i + 1;
             ok = 1;
         }
