@@ -120,8 +120,9 @@ static inline struct sobj *obj_forward_target(const struct sobj *o)
 {
     return &nspa_ns->objs[__atomic_load_n(&o->name, __ATOMIC_ACQUIRE) - 1];
 }
-/* The object behind a handle, or NULL: two loads on the hot paths. */
-static inline struct sobj *h_lookup(nspa_obj_t h)
+/* The object behind a handle, or NULL: two loads on the hot paths; *@acc (if not NULL)
+ * gets the handle's access mask, a load from the same entry. */
+static inline __attribute__((always_inline)) struct sobj *h_lookup_acc(nspa_obj_t h, uint32_t *acc)
 {
     if (__builtin_expect((h & 3) || h == 0, 0)) return NULL;
     /* a fork child's first call: its copy of the table takes its references first */
@@ -129,31 +130,29 @@ static inline struct sobj *h_lookup(nspa_obj_t h)
     uint32_t i = (h >> 2) - 1;
     if (__builtin_expect(i >= H_DIR * H_CHUNK, 0)) return NULL;
     struct hent *e = hent_of(i);
-    if (__builtin_expect(!e, 0)) return h_lookup_remote(i);
-    struct sobj *o = atomic_load_explicit(&e->obj, memory_order_acquire);
-    if (__builtin_expect(!o, 0)) return h_lookup_remote(i);
+    struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_acquire) : NULL;
+    if (__builtin_expect(!o, 0)) {
+        o = h_lookup_remote(i);
+        e = hent_of(i);
+        if (!o || !e) return NULL;
+    }
+    if (acc) *acc = __atomic_load_n(&e->access, __ATOMIC_RELAXED);
     uint8_t type = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     /* 0: freed; OBJ_FORWARD: an arena object grown into the region (inherit.c) */
     if (__builtin_expect((uint8_t)(type - 1) >= OBJ_FORWARD - 1, 0)) return type ? obj_forward_target(o) : NULL;
     return o;
 }
-/* the access mask of open handle @h (after a successful h_lookup) */
-static inline uint32_t h_access(nspa_obj_t h)
-{
-    return __atomic_load_n(&hent_of((h >> 2) - 1)->access, __ATOMIC_RELAXED);
-}
+static inline struct sobj *h_lookup(nspa_obj_t h) { return h_lookup_acc(h, NULL); }
 /* h_lookup for an operation that needs access @need: NULL with *@denied set when the
  * handle was opened without it. The mask sits in the entry next to the object pointer:
  * one more load from the same line, one AND. */
 static inline struct sobj *h_lookup_need(nspa_obj_t h, uint32_t need, int *denied)
 {
-    struct sobj *o = h_lookup(h);
-    if (__builtin_expect(o != NULL, 1)) {
-        struct hent *e = hent_of((h >> 2) - 1);
-        if (__builtin_expect(!(__atomic_load_n(&e->access, __ATOMIC_RELAXED) & need), 0)) {
-            *denied = 1;
-            return NULL;
-        }
+    uint32_t acc = 0;
+    struct sobj *o = h_lookup_acc(h, &acc);
+    if (__builtin_expect(o && !(acc & need), 0)) {
+        *denied = 1;
+        return NULL;
     }
     return o;
 }

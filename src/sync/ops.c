@@ -11,9 +11,10 @@
 
 /* the object of @h if it has @type and the handle has the access @need (0: none); the
  * type is checked first, as NT's ObReferenceObjectByHandle does */
-static inline struct sobj *typed_need(nspa_obj_t h, int type, uint32_t need, int *err)
+static inline __attribute__((always_inline)) struct sobj *typed_need(nspa_obj_t h, int type, uint32_t need, int *err)
 {
-    struct sobj *o = h_lookup(h);
+    uint32_t acc = 0;
+    struct sobj *o = h_lookup_acc(h, need ? &acc : NULL);
     if (__builtin_expect(!o, 0)) { *err = -EBADF; return NULL; }
     uint8_t t = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     if (__builtin_expect(t == OBJ_FORWARD, 0)) {        /* grown into the region just now */
@@ -21,7 +22,7 @@ static inline struct sobj *typed_need(nspa_obj_t h, int type, uint32_t need, int
         t = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     }
     if (__builtin_expect(t != type, 0)) { *err = -EINVAL; return NULL; }
-    if (need && __builtin_expect(!(h_access(h) & need), 0)) { *err = -EACCES; return NULL; }
+    if (need && __builtin_expect(!(acc & need), 0)) { *err = -EACCES; return NULL; }
     return o;
 }
 
@@ -210,7 +211,7 @@ static __attribute__((noinline)) int event_op_slow(struct sobj *o, uint32_t *pre
 }
 
 /* The fast path is kept small (the slow path, with its locals, is out of line). */
-static inline int event_op(nspa_obj_t h, uint32_t *prev, int op)
+static inline __attribute__((always_inline)) int event_op(nspa_obj_t h, uint32_t *prev, int op)
 {
     int r = 0;
     struct sobj *o = typed_need(h, NSPA_TYPE_EVENT, H_NEED_MODIFY, &r);   /* EVENT_MODIFY_STATE */
