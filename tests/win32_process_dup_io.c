@@ -5,7 +5,8 @@
  * data, then ERROR_BROKEN_PIPE once both copies are closed: the giver's with
  * DUPLICATE_CLOSE_SOURCE), a connected TCP socket (send/recv in the target, the peer
  * sees the FIN when the target closes it), 40 gifts at once (more than a datagram queue would hold),
- * gifts the target never uses (nothing leaks in the giver when it exits), and a file
+ * gifts the target never uses (nothing leaks in the giver when it exits), 200 gifts
+ * streamed to a target that takes them as they come, and a file
  * handle of another process as a source: ERROR_NOT_SUPPORTED. */
 #include <windows.h>
 #include <winsock2.h>
@@ -221,6 +222,75 @@ static void test_unused(void)
     CloseHandle(go);
 }
 
+/* gifts streamed while the target takes them: the parent sends a handle value down the
+ * child's stdin after each DuplicateHandle, the child uses each value as it reads it, so
+ * its mailbox is drained while new gifts arrive (a gift caught between its giver's
+ * connect and send must not be lost) */
+#define STREAM 200
+
+static int child_stream(const char *tag)
+{
+    SetEvent(named_event("sready", atoi(tag)));
+    HANDLE in = GetStdHandle(STD_INPUT_HANDLE);
+    int used = 0;
+    for (;;) {
+        uint32_t v = 0;
+        DWORD n = 0, got = 0;
+        while (got < sizeof(v) && ReadFile(in, (char *)&v + got, sizeof(v) - got, &n, NULL) && n) got += n;
+        if (got < sizeof(v) || !v) break;
+        if (GetFileType(hv(v)) != FILE_TYPE_DISK) return 50;
+        if (!CloseHandle(hv(v))) return 51;
+        used++;
+    }
+    return used == STREAM ? 0 : 52;
+}
+
+static void test_stream(void)
+{
+    int tag = (int)getpid() + 2000000;
+    char cmd[4400], path[4200];
+    HANDLE sready = named_event("sready", tag);
+    snprintf(path, sizeof(path), "%s.dupio-stream-%d", self, tag);
+    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+    HANDLE r = NULL, w = NULL;
+    REQUIRE(sready && f != INVALID_HANDLE_VALUE && CreatePipe(&r, &w, &sa, 0));
+    CHECK(SetHandleInformation(w, HANDLE_FLAG_INHERIT, 0));
+    STARTUPINFOA si = { .cb = sizeof(si), .dwFlags = STARTF_USESTDHANDLES };
+    si.hStdInput = r;
+    si.hStdOutput = GetStdHandle(STD_OUTPUT_HANDLE);
+    si.hStdError = GetStdHandle(STD_ERROR_HANDLE);
+    snprintf(cmd, sizeof(cmd), "\"%s\" child-stream %d", self, tag);
+    PROCESS_INFORMATION pi;
+    REQUIRE(CreateProcessA(NULL, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi));
+    CloseHandle(r);
+    HANDLE rw[2] = { sready, pi.hProcess };
+    CHECK_EQ(WaitForMultipleObjects(2, rw, FALSE, 20000), WAIT_OBJECT_0);
+    int ok = 0;
+    for (int i = 0; i < STREAM; i++) {
+        HANDLE x = NULL;
+        DWORD n;
+        if (!DuplicateHandle(GetCurrentProcess(), f, pi.hProcess, &x, 0, FALSE, DUPLICATE_SAME_ACCESS)) break;
+        uint32_t v = (uint32_t)(uintptr_t)x;
+        if (!WriteFile(w, &v, sizeof(v), &n, NULL)) break;
+        ok++;
+    }
+    CHECK_EQ(ok, STREAM);
+    uint32_t end = 0;
+    DWORD n;
+    CHECK(WriteFile(w, &end, sizeof(end), &n, NULL));
+    CloseHandle(w);
+    CHECK_EQ(WaitForSingleObject(pi.hProcess, 30000), WAIT_OBJECT_0);
+    DWORD code = 1;
+    CHECK(GetExitCodeProcess(pi.hProcess, &code));
+    CHECK_EQ(code, 0);
+    CloseHandle(pi.hProcess);
+    CloseHandle(pi.hThread);
+    CloseHandle(f);
+    unlink(path);
+    CloseHandle(sready);
+}
+
 int main(int argc, char **argv)
 {
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -230,6 +300,7 @@ int main(int argc, char **argv)
         snprintf(vals, sizeof(vals), "%s.dupio-%s", self, argv[2]);
         return child_main(atoi(argv[2]));
     }
+    if (argc == 3 && !strcmp(argv[1], "child-stream")) return child_stream(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "child-idle")) {
         int tag = atoi(argv[2]);
         HANDLE ready = named_event("ready", tag), go = named_event("go", tag);
@@ -238,5 +309,6 @@ int main(int argc, char **argv)
     }
     test_into_child();
     test_unused();
+    test_stream();
     return nspa_test_done();
 }

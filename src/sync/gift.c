@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "sync/internal.h"
@@ -196,7 +197,13 @@ NSPA_HIDDEN void gift_drain(struct ns *ns)
         } u;
         struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
         struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-        ssize_t n = recvmsg(c, &h, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+        /* a giver that connected after our look at the registry lock sends at once
+         * (it holds that lock from its mark to its send): wait for it, boundedly; a
+         * giver that died in between closes the connection (0) and its mark is rolled
+         * back with its journal */
+        struct timeval tv = { .tv_sec = 2 };
+        setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        ssize_t n = recvmsg(c, &h, MSG_CMSG_CLOEXEC);
         struct cmsghdr *cm = n == (ssize_t)sizeof(m) ? CMSG_FIRSTHDR(&h) : NULL;
         if (n != (ssize_t)sizeof(m)) continue;        /* not a gift: dropped */
         int fd = -1;
