@@ -27,6 +27,9 @@ struct hent *h_dir[H_DIR];
 static uint32_t h_hwm, h_free_head, h_count;
 static uint32_t h_top;                /* 1 + the highest index installed from the ledger */
 static void h_revoke_scan(void);
+/* the high-water mark moves under h_lock; h_high_water() reads it without (the
+ * inheritance walks): atomic stores */
+static inline void h_set_hwm(uint32_t v) { __atomic_store_n(&h_hwm, v, __ATOMIC_RELEASE); }
 static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const struct sync_kind *kinds[16];
@@ -112,9 +115,10 @@ NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
             i = h_hwm;
             r = h_chunk(i);
             if (r || !atomic_load_explicit(&hent_of(i)->obj, memory_order_relaxed)) break;
-            if (++h_hwm >= H_DIR * H_CHUNK) { r = -EMFILE; break; }
+            h_set_hwm(h_hwm + 1);
+            if (h_hwm >= H_DIR * H_CHUNK) { r = -EMFILE; break; }
         }
-        if (!r) h_hwm++;
+        if (!r) h_set_hwm(h_hwm + 1);
     } else {
         r = -EMFILE;
     }
@@ -285,7 +289,7 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
                     e->next_free = h_free_head;
                     h_free_head = j + 1;
                 }
-                h_hwm = i + 1;
+                h_set_hwm(i + 1);
             }
         }
     }
@@ -332,7 +336,7 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to)
                 x->next_free = h_free_head;
                 h_free_head = k + 1;
             }
-            h_hwm = j + 1;
+            h_set_hwm(j + 1);
         }
         h_move_entry(e, i, d, o);
     }
