@@ -210,7 +210,7 @@ static void test_open_process(void)
 
     g = orphan(60000);
     REQUIRE(g > 0);
-    h = OpenProcess(PROCESS_TERMINATE | SYNCHRONIZE, FALSE, (DWORD)g);
+    h = OpenProcess(PROCESS_TERMINATE | SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)g);
     REQUIRE(h != NULL);
     CHECK(TerminateProcess(h, 5));
     CHECK_EQ(WaitForSingleObject(h, 20000), WAIT_OBJECT_0);
@@ -221,7 +221,7 @@ static void test_open_process(void)
     CloseHandle(h);
 
     /* ourselves: never signaled while we run */
-    h = OpenProcess(SYNCHRONIZE, FALSE, GetCurrentProcessId());
+    h = OpenProcess(SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, GetCurrentProcessId());
     CHECK(h != NULL);
     CHECK_EQ(WaitForSingleObject(h, 0), WAIT_TIMEOUT);
     CHECK_EQ(GetProcessId(h), GetCurrentProcessId());

@@ -4,7 +4,8 @@
  * flag, or bInheritHandles FALSE, is not there; a file's pointer is shared with the
  * child (NT's file object); the child's copies close with it (the parent's read end of a
  * pipe sees ERROR_BROKEN_PIPE after the child exits) and the parent keeps no extra
- * descriptor per spawn. */
+ * descriptor per spawn. DuplicateHandle of files into another process:
+ * win32_process_dup_io.c. */
 #include <windows.h>
 #include <winsock2.h>
 #include <dirent.h>
@@ -144,8 +145,9 @@ static void test_file(void)
     CHECK(SetFilePointerEx(g, (LARGE_INTEGER){ .QuadPart = 6 }, NULL, FILE_BEGIN));
     snprintf(arg, sizeof(arg), "child-file %lu", (unsigned long)(uintptr_t)g);
     CHECK_EQ(run(arg, TRUE), 0);
-    /* a file handle cannot be put into another process (its descriptor would have to
-     * cross): ERROR_NOT_SUPPORTED, nothing half done */
+    /* a file handle put into a process that is not in the namespace (a suspended child
+     * has run no code): ERROR_INVALID_HANDLE, nothing half done (into a process that is:
+     * tests/win32_process_dup_io.c) */
     char cmd[4400];
     snprintf(cmd, sizeof(cmd), "\"%s\" child-absent 4", self);
     STARTUPINFOA si = { sizeof(si) };
@@ -154,7 +156,7 @@ static void test_file(void)
     HANDLE remote = NULL;
     SetLastError(0);
     CHECK(!DuplicateHandle(GetCurrentProcess(), g, pi.hProcess, &remote, 0, FALSE, DUPLICATE_SAME_ACCESS));
-    CHECK_EQ(GetLastError(), ERROR_NOT_SUPPORTED);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
     CHECK_EQ(GetFileType(g), FILE_TYPE_DISK);
     TerminateProcess(pi.hProcess, 0);
     WaitForSingleObject(pi.hProcess, 10000);

@@ -11,12 +11,12 @@ uid=$(id -u)
 x=${XDG_RUNTIME_DIR:-}
 if [ -n "$x" ] && [ "${x#/}" != "$x" ] && [ -d "$x" ] && [ ! -L "$x" ] && [ -O "$x" ] &&
    [ "$(stat -c %a "$x")" = 700 ]; then
-  find "$x" -maxdepth 1 -user "$uid" -name "nspa-$prefix*" -type f -delete 2>/dev/null
+  find "$x" -maxdepth 1 -user "$uid" -name "nspa-$prefix*" \( -type f -o -type s \) -delete 2>/dev/null
   exit 0
 fi
 for d in "/run/user/$uid" /dev/shm/nspa-"$uid" /dev/shm/nspa-"$uid".[1-7]; do
   [ -n "$d" ] && [ -d "$d" ] && [ -O "$d" ] || continue
-  find "$d" -maxdepth 1 -user "$uid" -name "nspa-$prefix*" -type f -delete 2>/dev/null
+  find "$d" -maxdepth 1 -user "$uid" -name "nspa-$prefix*" \( -type f -o -type s \) -delete 2>/dev/null
 done
 find /dev/shm -maxdepth 1 -user "$uid" -name "nspa-$uid-$prefix*" -type f -delete 2>/dev/null
 exit 0

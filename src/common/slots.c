@@ -9,6 +9,11 @@ static inline uint32_t *link_of(const struct nspa_slots *s, uint32_t i)
     return (uint32_t *)((char *)nspa_slots_at(s, i) + s->link);
 }
 
+/* The link is read and written with relaxed atomics: a user may share its word with a
+ * field that readers without the lock look at (the handle table's access mask). */
+static inline uint32_t link_get(const struct nspa_slots *s, uint32_t i) { return __atomic_load_n(link_of(s, i), __ATOMIC_RELAXED); }
+static inline void link_set(const struct nspa_slots *s, uint32_t i, uint32_t v) { __atomic_store_n(link_of(s, i), v, __ATOMIC_RELAXED); }
+
 NSPA_HIDDEN int nspa_slots_chunk(struct nspa_slots *s, uint32_t i)
 {
     uint32_t c = i >> s->shift;
@@ -33,8 +38,8 @@ NSPA_HIDDEN int nspa_slots_take(struct nspa_slots *s, uint32_t *i)
 {
     if (s->free_head) {
         *i = s->free_head - 1;
-        s->free_head = *link_of(s, *i);
-        *link_of(s, *i) = 0;
+        s->free_head = link_get(s, *i);
+        link_set(s, *i, 0);
         return 0;
     }
     for (;;) {
@@ -52,16 +57,17 @@ NSPA_HIDDEN int nspa_slots_take(struct nspa_slots *s, uint32_t *i)
 
 NSPA_HIDDEN void nspa_slots_give(struct nspa_slots *s, uint32_t i)
 {
-    *link_of(s, i) = s->free_head;
+    link_set(s, i, s->free_head);
     s->free_head = i + 1;
 }
 
 NSPA_HIDDEN void nspa_slots_claim(struct nspa_slots *s, uint32_t i)
 {
     if (i < s->hwm) {
-        for (uint32_t *pp = &s->free_head; *pp; pp = link_of(s, *pp - 1))
+        for (uint32_t *pp = &s->free_head; *pp; pp = link_of(s, *pp - 1))   /* under the user's lock */
             if (*pp == i + 1) {
-                *pp = *link_of(s, i);
+                __atomic_store_n(pp, link_get(s, i), __ATOMIC_RELAXED);
+                link_set(s, i, 0);
                 break;
             }
     } else {
@@ -69,5 +75,7 @@ NSPA_HIDDEN void nspa_slots_claim(struct nspa_slots *s, uint32_t i)
             if (!s->busy || !s->busy(nspa_slots_at(s, k))) nspa_slots_give(s, k);
         __atomic_store_n(&s->hwm, i + 1, __ATOMIC_RELEASE);
     }
-    *link_of(s, i) = 0;
+    /* the link of a slot that was not on the list is left alone: a user may keep
+     * something else in that word while the slot is in use (the handle table's access
+     * mask, set before an inherited handle's index is claimed) */
 }

@@ -51,8 +51,9 @@ NSPA_HIDDEN int nspa_slots_chunk(struct nspa_slots *s, uint32_t i);
 NSPA_HIDDEN int nspa_slots_take(struct nspa_slots *s, uint32_t *i);
 /* Put slot @i on the free list. */
 NSPA_HIDDEN void nspa_slots_give(struct nspa_slots *s, uint32_t i);
-/* Claim the exact index @i, whose chunk is made: off the free list below the mark;
- * above it, the mark moves past @i and the slots skipped go on the free list (those
- * @busy says are in use excepted; the walk stops at a chunk that cannot be made). */
+/* Claim the exact index @i, whose chunk is made: off the free list below the mark (its
+ * link then cleared); above it, the mark moves past @i and the slots skipped go on the
+ * free list (those @busy says are in use excepted; the walk stops at a chunk that
+ * cannot be made). The link of a slot that was not on the list is not touched. */
 NSPA_HIDDEN void nspa_slots_claim(struct nspa_slots *s, uint32_t i);
 #endif

@@ -310,6 +310,7 @@ NSPA_HIDDEN int io_is_overlapped(uint32_t h)
 }
 
 static uint32_t std_h[3];
+static uint8_t std_given[3];         /* set by SetStdHandle or the parent */
 static pthread_mutex_t std_lock = PTHREAD_MUTEX_INITIALIZER;
 
 NSPA_HIDDEN int io_std_handle(int which, uint32_t *out)
@@ -317,7 +318,7 @@ NSPA_HIDDEN int io_std_handle(int which, uint32_t *out)
     if (which < 0 || which > 2) return -EINVAL;
     pthread_mutex_lock(&std_lock);
     int r = 0;
-    if (!std_h[which]) {
+    if (!std_h[which] && !std_given[which]) {
         struct io_file *f;
         r = io_file_new(0, -1, &f, &std_h[which]);
         if (!r) {
@@ -337,6 +338,7 @@ NSPA_HIDDEN void io_set_std(int which, uint32_t h)
     if (which < 0 || which > 2) return;
     pthread_mutex_lock(&std_lock);
     std_h[which] = h;                   /* NT: the value only; nothing is opened or closed */
+    std_given[which] = 1;               /* NULL included: GetStdHandle answers NULL */
     pthread_mutex_unlock(&std_lock);
 }
 

@@ -12,7 +12,7 @@
  * main) reads NSPA_IOINHERIT — "<parent pid>;<handle>:<fd>:<kind>:<bits>[:<family>:
  * <type>],..." — and makes a record over each descriptor with the parent's handle value
  * (nspa__handle_move), inheritable again, and NSPA_STDH — "<parent pid>;<in>,<out>,<err>"
- * — the values GetStdHandle answers with. Both are read only if the parent is the one
+ * — the values GetStdHandle answers with, each plus one (0: the child's own stream). Both are read only if the parent is the one
  * that wrote them (getppid()), and removed from the environment.
  *
  * The standard handles follow NT's rules: a handle that is inherited (bInheritHandles and
@@ -20,7 +20,8 @@
  * not inherited gives the child its value and nothing behind it (NT copies the value
  * only: using it fails), so its stream is /dev/null; this process's own standard handles
  * (GetStdHandle) pass as consoles do, inherited or not; NULL or INVALID_HANDLE_VALUE
- * leaves the child the caller's stream (docs/process.md).
+ * is the child's GetStdHandle value with no stream behind it (/dev/null), as on NT
+ * since Windows 8 (docs/process.md).
  *
  * The file pointer of an inherited file is the kernel's offset of the shared open file
  * description (file.c), so parent and child share it as on NT.
@@ -66,6 +67,15 @@ static int append(char **str, size_t *len, size_t *cap, const char *one)
     return 0;
 }
 
+/* what the other side needs to make the same record: "<kind>:<bits>:<family>:<type>" */
+static void describe(const struct io_file *f, char *out, size_t cap)
+{
+    unsigned bits = f->can_read | f->can_write << 1 | f->overlapped << 2 | f->no_buffering << 3 |
+                    (unsigned)f->acc_bits << 4 | (unsigned)f->share_bits << 8;
+    char kind = f->is_socket ? 's' : f->is_pipe ? 'p' : 'f';
+    snprintf(out, cap, "%d:%u:%d:%d", kind, bits, f->family, f->type);
+}
+
 /* a fresh close-on-exec copy of @fd for the child: in s->fds (closed by io_spawn_done) */
 static int dup_for_child(struct io_spawn *s, int fd, int dst)
 {
@@ -94,11 +104,9 @@ NSPA_HIDDEN int io_spawn_prepare(struct io_spawn *s, const uint32_t *stdh, int i
             if (!f) continue;                          /* closed meanwhile */
             int t = f->fd >= 0 ? dup_for_child(s, f->fd, -1) : -EBADF;
             if (t >= 0) {
-                unsigned bits = f->can_read | f->can_write << 1 | f->overlapped << 2 | f->no_buffering << 3 |
-                                (unsigned)f->acc_bits << 4 | (unsigned)f->share_bits << 8;
-                char kind = f->is_socket ? 's' : f->is_pipe ? 'p' : 'f';
-                char one[96];
-                snprintf(one, sizeof one, "%u:%d:%d:%u:%d:%d,", h, t, kind, bits, f->family, f->type);
+                char one[96], d[64];
+                describe(f, d, sizeof d);
+                snprintf(one, sizeof one, "%u:%d:%s,", h, t, d);
                 r = append(&s->env, &len, &cap, one);
             } else if (t != -EBADF) {
                 r = t;
@@ -113,17 +121,17 @@ NSPA_HIDDEN int io_spawn_prepare(struct io_spawn *s, const uint32_t *stdh, int i
         int any = 0;
         for (int k = 0; k < 3 && !r; k++) {
             uint32_t h = stdh[k];
-            if (!h || h == UINT32_MAX) continue;     /* the caller's stream stays */
             any = 1;
             int err = 0;
             uint32_t fl = 0;
-            struct io_file *f = io_file_get(h & ~3u, &err);
+            /* NULL or INVALID_HANDLE_VALUE: NT gives the child that value and no stream */
+            struct io_file *f = h && h != UINT32_MAX ? io_file_get(h & ~3u, &err) : NULL;
             int passes = f && f->fd >= 0 && (f->is_std || (inherit && nspa_handle_get_flags(h & ~3u, &fl) == 0 &&
                                                             (fl & NSPA_HANDLE_INHERIT)));
             if (passes) {
                 int t = dup_for_child(s, f->fd, k);
                 if (t < 0) r = t;
-                v[k] = f->is_std ? 0 : h;               /* a std record: the child's own */
+                v[k] = f->is_std ? 0 : (unsigned long long)h + 1;   /* a std record: the child's own */
             } else {
                 int t = open("/dev/null", O_RDWR | O_CLOEXEC);
                 if (t >= 0 && t < 3) {
@@ -133,7 +141,7 @@ NSPA_HIDDEN int io_spawn_prepare(struct io_spawn *s, const uint32_t *stdh, int i
                 }
                 if (t < 0) r = -errno;
                 else if ((r = push(s, t, k))) close(t);
-                v[k] = h;                               /* NT: the value, nothing behind it */
+                v[k] = (unsigned long long)h + 1;       /* NT: the value, nothing behind it */
             }
             if (f) io_file_put(f);
         }
@@ -176,14 +184,16 @@ static int from_parent(const char *v, const char **rest)
     return 1;
 }
 
-static void adopt_one(unsigned long long h, int fd, char kind, unsigned bits, int fam, int type)
+/* A record over inherited or given descriptor @fd, described by the parent or giver
+ * (kind 'f' file, 'p' pipe, 's' socket; the bits of describe()), as handle *@tmp. */
+static int adopt_record(int fd, char kind, unsigned bits, int fam, int type, nspa_obj_t *tmp)
 {
     struct stat st;
-    if (fd < 3 || fstat(fd, &st) < 0) return;
+    if (fd < 3 || fstat(fd, &st) < 0) return -EBADF;
     fcntl(fd, F_SETFD, FD_CLOEXEC);                   /* ours now: not for our children */
     struct io_file *f;
-    uint32_t tmp;
-    if (io_file_new(0, fd, &f, &tmp)) return;
+    int r = io_file_new(0, fd, &f, tmp);
+    if (r) return r;
     f->can_read = bits & 1;
     f->can_write = bits >> 1 & 1;
     f->overlapped = bits >> 2 & 1;
@@ -200,17 +210,50 @@ static void adopt_one(unsigned long long h, int fd, char kind, unsigned bits, in
     } else if (kind == 'f') {
         f->dev = st.st_dev;
         f->ino = st.st_ino;
+        io_share_note(f);
     }
-    if (nspa__handle_move(tmp, (nspa_obj_t)h) == 0) {
+    return 0;
+}
+
+static void adopt_one(unsigned long long h, int fd, char kind, unsigned bits, int fam, int type)
+{
+    nspa_obj_t tmp;
+    if (adopt_record(fd, kind, bits, fam, type, &tmp)) return;
+    if (nspa__handle_move(tmp, (nspa_obj_t)h) == 0)
         nspa_handle_set_flags((nspa_obj_t)h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
-        if (kind == 'f') io_share_note(f);
-    } else {
+    else
         nspa_close(tmp);                              /* the value is taken: not inherited */
+}
+
+/* ---- DuplicateHandle of a file into another process (src/sync/gift.c) -------------- */
+
+/* the receiving side: a gift from another process's DuplicateHandle */
+static int adopt_gift(int fd, const char *meta, nspa_obj_t *tmp)
+{
+    int kind, fam, type;
+    unsigned bits;
+    if (sscanf(meta, "%d:%u:%d:%d", &kind, &bits, &fam, &type) != 4) return -EINVAL;
+    return adopt_record(fd, (char)kind, bits, fam, type, tmp);
+}
+
+NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t *remote)
+{
+    int err = 0;
+    struct io_file *f = io_file_get(h, &err);
+    if (!f) return err;
+    int r = -EOPNOTSUPP;                              /* completion ports stay here */
+    if (f->fd >= 0 && !f->is_port) {
+        char meta[64];
+        describe(f, meta, sizeof meta);
+        r = nspa__gift_send(pid, f->fd, meta, remote);
     }
+    io_file_put(f);
+    return r;
 }
 
 __attribute__((constructor)) static void io_inherit_attach(void)
 {
+    nspa__set_gift_hook(adopt_gift);
     const char *v = getenv("NSPA_IOINHERIT"), *p;
     if (v && from_parent(v, &p)) {
         while (*p) {
@@ -226,8 +269,8 @@ __attribute__((constructor)) static void io_inherit_attach(void)
     v = getenv("NSPA_STDH");
     unsigned long long s[3];
     if (v && from_parent(v, &p) && sscanf(p, "%llu,%llu,%llu", &s[0], &s[1], &s[2]) == 3) {
-        for (int k = 0; k < 3; k++)
-            if (s[k]) io_set_std(k, (uint32_t)s[k]);
+        for (int k = 0; k < 3; k++)                   /* value + 1; 0: our own stream */
+            if (s[k]) io_set_std(k, (uint32_t)(s[k] - 1));
         startup_std = 1;                              /* GetStartupInfo says so */
     }
     if (v) unsetenv("NSPA_STDH");

@@ -103,6 +103,10 @@ struct io_spawn {
  * @inherit: bInheritHandles. 0 or -errno (nothing to release then). */
 NSPA_HIDDEN int io_spawn_prepare(struct io_spawn *s, const uint32_t *stdh, int inherit);
 NSPA_HIDDEN void io_spawn_done(struct io_spawn *s);     /* after the spawn (either way) */
+/* DuplicateHandle of file, socket or pipe handle @h into process @pid of the namespace:
+ * its descriptor is given (src/sync/gift.c); *@remote: the handle value there.
+ * -EOPNOTSUPP for a completion port. */
+NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t *remote);
 /* 1: this process was started with STARTF_USESTDHANDLES (GetStartupInfo) */
 NSPA_HIDDEN int io_startup_std(void);
 #endif

@@ -280,5 +280,5 @@ NSPA_EXPORT HANDLE WINAPI GetStdHandle(DWORD which)
         SetLastError(ERROR_NOT_ENOUGH_MEMORY);
         return INVALID_HANDLE_VALUE;
     }
-    return (HANDLE)(uintptr_t)h;
+    return (HANDLE)(intptr_t)(int32_t)h;   /* INVALID_HANDLE_VALUE stays itself */
 }

@@ -88,9 +88,59 @@ static NTSTATUS nt_name(const OBJECT_ATTRIBUTES *attr, char *out, size_t cap, in
 
 /* The end of a Create call: @r and @h from the creation. With OBJ_OPENIF an existing
  * object is opened (STATUS_OBJECT_NAME_EXISTS); without, it is a collision. */
-static NTSTATUS nt_created(int r, nspa_obj_t h, const OBJECT_ATTRIBUTES *attr, PHANDLE out)
+/* ---- access masks ----------------------------------------------------------------- */
+
+/* NT's generic mapping of an access mask for an object of @type: GENERIC_READ, _WRITE,
+ * _EXECUTE and _ALL become the type's rights (the object types' GENERIC_MAPPING, as
+ * Wine's server has them), MAXIMUM_ALLOWED every right; PROCESS_QUERY_INFORMATION
+ * brings PROCESS_QUERY_LIMITED_INFORMATION (and THREAD_ likewise), as Windows grants.
+ * Kinds without a mapping here (files, ports, mappings) keep every bit: the handle
+ * mask is not what their calls check. */
+NSPA_HIDDEN uint32_t nspa__nt_map_access(int type, uint32_t access)
+{
+    static const struct { uint32_t r, w, x, all; } map[] = {
+        [NSPA_TYPE_EVENT] = { STANDARD_RIGHTS_READ | EVENT_QUERY_STATE, STANDARD_RIGHTS_WRITE | EVENT_MODIFY_STATE,
+                              STANDARD_RIGHTS_EXECUTE | SYNCHRONIZE, EVENT_ALL_ACCESS },
+        [NSPA_TYPE_MUTEX] = { STANDARD_RIGHTS_READ | MUTANT_QUERY_STATE, STANDARD_RIGHTS_WRITE,
+                              STANDARD_RIGHTS_EXECUTE | SYNCHRONIZE, MUTANT_ALL_ACCESS },
+        [NSPA_TYPE_SEM] = { STANDARD_RIGHTS_READ | SEMAPHORE_QUERY_STATE, STANDARD_RIGHTS_WRITE | SEMAPHORE_MODIFY_STATE,
+                            STANDARD_RIGHTS_EXECUTE | SYNCHRONIZE, SEMAPHORE_ALL_ACCESS },
+        [NSPA_TYPE_TIMER] = { STANDARD_RIGHTS_READ | TIMER_QUERY_STATE, STANDARD_RIGHTS_WRITE | TIMER_MODIFY_STATE,
+                              STANDARD_RIGHTS_EXECUTE | SYNCHRONIZE, TIMER_ALL_ACCESS },
+        [NSPA_TYPE_PROCESS] = { STANDARD_RIGHTS_READ | PROCESS_VM_READ | PROCESS_QUERY_INFORMATION,
+                                STANDARD_RIGHTS_WRITE | PROCESS_SUSPEND_RESUME | PROCESS_SET_INFORMATION |
+                                    PROCESS_SET_QUOTA | PROCESS_CREATE_PROCESS | PROCESS_DUP_HANDLE |
+                                    PROCESS_VM_WRITE | PROCESS_VM_OPERATION | PROCESS_CREATE_THREAD,
+                                STANDARD_RIGHTS_EXECUTE | SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION |
+                                    PROCESS_TERMINATE,
+                                PROCESS_ALL_ACCESS },
+        [NSPA_TYPE_THREAD] = { STANDARD_RIGHTS_READ | THREAD_GET_CONTEXT | THREAD_QUERY_INFORMATION,
+                               STANDARD_RIGHTS_WRITE | THREAD_TERMINATE | THREAD_SUSPEND_RESUME |
+                                   THREAD_SET_INFORMATION | THREAD_SET_CONTEXT,
+                               STANDARD_RIGHTS_EXECUTE | SYNCHRONIZE | THREAD_QUERY_LIMITED_INFORMATION,
+                               THREAD_ALL_ACCESS },
+    };
+    if (type <= 0 || (size_t)type >= sizeof(map) / sizeof(map[0]) || !map[type].all) return 0xFFFFFFFFu;
+    uint32_t a = access & ~(uint32_t)(GENERIC_READ | GENERIC_WRITE | GENERIC_EXECUTE | GENERIC_ALL | MAXIMUM_ALLOWED);
+    if (access & GENERIC_READ) a |= map[type].r;
+    if (access & GENERIC_WRITE) a |= map[type].w;
+    if (access & GENERIC_EXECUTE) a |= map[type].x;
+    if (access & (GENERIC_ALL | MAXIMUM_ALLOWED)) a |= map[type].all;
+    if (type == NSPA_TYPE_PROCESS && (a & PROCESS_QUERY_INFORMATION)) a |= PROCESS_QUERY_LIMITED_INFORMATION;
+    if (type == NSPA_TYPE_THREAD && (a & THREAD_QUERY_INFORMATION)) a |= THREAD_QUERY_LIMITED_INFORMATION;
+    return a;
+}
+
+/* handle @h gets @access (mapped for its type) */
+static void nt_grant(nspa_obj_t h, uint32_t access)
+{
+    nspa__handle_set_access(h, nspa__nt_map_access(nspa_obj_type(h), access));
+}
+
+static NTSTATUS nt_created(int r, nspa_obj_t h, const OBJECT_ATTRIBUTES *attr, PHANDLE out, ACCESS_MASK access)
 {
     if (r < 0) return nt_status(r, NULL);
+    nt_grant(h, access);
     if (r == NSPA_EXISTED && !(attr->Attributes & OBJ_OPENIF)) {
         nspa_close(h);
         return STATUS_OBJECT_NAME_COLLISION;
@@ -105,20 +155,20 @@ static NTSTATUS nt_created(int r, nspa_obj_t h, const OBJECT_ATTRIBUTES *attr, P
  * it (docs/process.md); without a region it stays a process one. kernel32's Create*
  * calls come here too (src/win32/synch.c). */
 static NTSTATUS nt_create(int type, const void *args, const OBJECT_ATTRIBUTES *attr, const char *name,
-                          int named, PHANDLE out)
+                          int named, PHANDLE out, ACCESS_MASK access)
 {
     int inherit = attr && (attr->Attributes & OBJ_INHERIT);
     nspa_obj_t h = 0;
     int r = nspa__create_obj(type, args, named ? name : NULL, inherit && !named, &h);
     if (r < 0 && inherit && !named && r != -EINVAL && r != -EFAULT) r = nspa__create_obj(type, args, NULL, 0, &h);
-    return nt_created(r, h, attr, out);
+    return nt_created(r, h, attr, out, access);
 }
 
 #define NT_NAME(attr, buf, named) \
     char buf[NSPA_MAX_NAME + 8]; int named; \
     do { NTSTATUS s_ = nt_name(attr, buf, sizeof(buf), &named); if (s_) return s_; } while (0)
 
-static NTSTATUS open_named(PHANDLE out, const OBJECT_ATTRIBUTES *attr, int type)
+static NTSTATUS open_named(PHANDLE out, const OBJECT_ATTRIBUTES *attr, int type, ACCESS_MASK access)
 {
     if (!out) return STATUS_ACCESS_VIOLATION;
     if (!attr) return STATUS_INVALID_PARAMETER;
@@ -128,6 +178,7 @@ static NTSTATUS open_named(PHANDLE out, const OBJECT_ATTRIBUTES *attr, int type)
     int r = nspa_open(type, name, &h);
     if (r < 0) return r == -EINVAL ? STATUS_OBJECT_NAME_INVALID : nt_status(r, NULL);
     if (attr->Attributes & OBJ_INHERIT) nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    nt_grant(h, access);
     *out = (HANDLE)(uintptr_t)h;
     return STATUS_SUCCESS;
 }
@@ -137,18 +188,16 @@ static NTSTATUS open_named(PHANDLE out, const OBJECT_ATTRIBUTES *attr, int type)
 NSPA_EXPORT NTSTATUS NTAPI NtCreateEvent(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr,
                                          EVENT_TYPE type, BOOLEAN initial)
 {
-    (void)access;
     if (!out) return STATUS_ACCESS_VIOLATION;
     if (type != NotificationEvent && type != SynchronizationEvent) return STATUS_INVALID_PARAMETER;
     NT_NAME(attr, name, named);
     struct nspa_event_args a = { type == NotificationEvent, initial != 0 };
-    return nt_create(NSPA_TYPE_EVENT, &a, attr, name, named, out);
+    return nt_create(NSPA_TYPE_EVENT, &a, attr, name, named, out, access);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtOpenEvent(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
 {
-    (void)access;
-    return open_named(out, attr, NSPA_TYPE_EVENT);
+    return open_named(out, attr, NSPA_TYPE_EVENT, access);
 }
 
 static NTSTATUS event_op(HANDLE h, PLONG prev, int (*op)(nspa_obj_t, uint32_t *))
@@ -194,18 +243,16 @@ NSPA_EXPORT NTSTATUS NTAPI NtQueryEvent(HANDLE h, EVENT_INFORMATION_CLASS cls, P
 NSPA_EXPORT NTSTATUS NTAPI NtCreateMutant(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr,
                                           BOOLEAN owner)
 {
-    (void)access;
     if (!out) return STATUS_ACCESS_VIOLATION;
     NT_NAME(attr, name, named);
     struct nspa_mutex_args a = { owner ? nspa_thread_id() : 0, owner ? 1 : 0 };
     /* an existing named mutex is opened, not acquired (as on Windows) */
-    return nt_create(NSPA_TYPE_MUTEX, &a, attr, name, named, out);
+    return nt_create(NSPA_TYPE_MUTEX, &a, attr, name, named, out, access);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtOpenMutant(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
 {
-    (void)access;
-    return open_named(out, attr, NSPA_TYPE_MUTEX);
+    return open_named(out, attr, NSPA_TYPE_MUTEX, access);
 }
 
 /* PreviousCount is the mutant's signal state before the release: 1 - recursion count. */
@@ -238,18 +285,16 @@ NSPA_EXPORT NTSTATUS NTAPI NtQueryMutant(HANDLE h, MUTANT_INFORMATION_CLASS cls,
 NSPA_EXPORT NTSTATUS NTAPI NtCreateSemaphore(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr,
                                              LONG initial, LONG max)
 {
-    (void)access;
     if (!out) return STATUS_ACCESS_VIOLATION;
     if (max <= 0 || initial < 0 || initial > max) return STATUS_INVALID_PARAMETER;
     NT_NAME(attr, name, named);
     struct nspa_sem_args a = { (uint32_t)initial, (uint32_t)max };
-    return nt_create(NSPA_TYPE_SEM, &a, attr, name, named, out);
+    return nt_create(NSPA_TYPE_SEM, &a, attr, name, named, out, access);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtOpenSemaphore(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
 {
-    (void)access;
-    return open_named(out, attr, NSPA_TYPE_SEM);
+    return open_named(out, attr, NSPA_TYPE_SEM, access);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtReleaseSemaphore(HANDLE h, ULONG count, PULONG prev)
@@ -281,19 +326,17 @@ NSPA_EXPORT NTSTATUS NTAPI NtQuerySemaphore(HANDLE h, SEMAPHORE_INFORMATION_CLAS
 NSPA_EXPORT NTSTATUS NTAPI NtCreateTimer(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr,
                                          TIMER_TYPE type)
 {
-    (void)access;
     if (!out) return STATUS_ACCESS_VIOLATION;
     if (type != NotificationTimer && type != SynchronizationTimer) return STATUS_INVALID_PARAMETER;
     NT_NAME(attr, name, named);
     nspa_obj_t h = 0;
     int r = nspa_create_timer(type == NotificationTimer, named ? name : NULL, &h);
-    return nt_created(r, h, attr, out);
+    return nt_created(r, h, attr, out, access);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtOpenTimer(PHANDLE out, ACCESS_MASK access, const OBJECT_ATTRIBUTES *attr)
 {
-    (void)access;
-    return open_named(out, attr, NSPA_TYPE_TIMER);
+    return open_named(out, attr, NSPA_TYPE_TIMER, access);
 }
 
 /* ---- handles ---------------------------------------------------------------------- */
@@ -309,7 +352,6 @@ NSPA_EXPORT NTSTATUS NTAPI NtClose(HANDLE h)
 NSPA_EXPORT NTSTATUS NTAPI NtDuplicateObject(HANDLE src_process, HANDLE src, HANDLE dst_process, PHANDLE dst,
                                              ACCESS_MASK access, ULONG attributes, ULONG options)
 {
-    (void)access;
     HANDLE self = (HANDLE)(LONG_PTR)-1;
     if (src_process != self || (dst && dst_process != self))
         return STATUS_NOT_SUPPORTED;   /* across processes: with the processes work */
@@ -330,6 +372,12 @@ NSPA_EXPORT NTSTATUS NTAPI NtDuplicateObject(HANDLE src_process, HANDLE src, HAN
      * table or no memory keep their own status */
     if (r) return r == -EBADF || r == -EINVAL ? STATUS_INVALID_HANDLE : nt_status(r, NULL);
     if (dst && (attributes & OBJ_INHERIT)) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    /* the copy's access: the source's (DUPLICATE_SAME_ACCESS) or the one asked for, which
+     * may be more than the source's (NT checks it against the object, not the handle) */
+    uint32_t acc = 0xFFFFFFFFu;
+    if (dst && (options & DUPLICATE_SAME_ACCESS) && !nt_is_pseudo(src)) nspa__handle_access(nt_h(src), &acc);
+    if (dst && (options & DUPLICATE_SAME_ACCESS)) nspa__handle_set_access(out, acc);
+    else if (dst) nt_grant(out, access);
     if ((options & DUPLICATE_CLOSE_SOURCE) && !nt_is_pseudo(src)) nspa_close(nt_h(src));
     if (dst) *dst = (HANDLE)(uintptr_t)out;
     else if (out) nspa_close(out);

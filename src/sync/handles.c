@@ -25,7 +25,8 @@
 
 /* H_CHUNK, H_DIR, struct hent and the lookup are in internal.h (inlined). The table is a
  * slot directory (common/slots.h) over h_dir, under h_lock; an index above the mark
- * may be taken already: a handle another process inserted (h_install). */
+ * may be taken already: a handle another process inserted (h_install). The mark is
+ * stored atomically (h_high_water() reads it without the lock: the inheritance walks). */
 struct hent *h_dir[H_DIR];
 static int hent_busy(const void *e) { return atomic_load_explicit(&((const struct hent *)e)->obj, memory_order_relaxed) != NULL; }
 static struct nspa_slots hs = {
@@ -36,6 +37,7 @@ _Static_assert((H_CHUNK & (H_CHUNK - 1)) == 0, "H_CHUNK is a power of two");
 #define h_hwm (hs.hwm)
 static uint32_t h_count;
 static uint32_t h_top;                /* 1 + the highest index installed from the ledger */
+static void h_revoke_scan(void);
 static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const struct sync_kind *kinds[16];
@@ -84,13 +86,24 @@ static int h_set(uint32_t i, struct sobj *o)
     }
     struct hent *e = hent_of(i);
     e->flags = 0;
-    e->next_free = 0;
+    __atomic_store_n(&e->access, H_ACCESS_ALL, __ATOMIC_RELAXED);
     atomic_store_explicit(&e->obj, o, memory_order_release);
     return 0;
 }
 
 /* Make the chunk of index @i. h_lock held. */
 static int h_chunk(uint32_t i) { return nspa_slots_chunk(&hs, i) ? -ENOMEM : 0; }
+
+/* Entry @e (index @i) is free now. Below REMOTE_BASE it goes on the free list; an index
+ * another process gave us does not: only another process's gift may take it again
+ * (through the ledger); on the free list our own next handle could take it while the
+ * ledger says it is free. h_lock held. (The link shares its word with the access mask,
+ * which a racing lookup may read: slots.c stores it atomically.) */
+static void h_give(struct hent *e, uint32_t i)
+{
+    if (i < REMOTE_BASE) nspa_slots_give(&hs, i);
+    else __atomic_store_n(&e->next_free, 0, __ATOMIC_RELAXED);
+}
 
 /* A handle for @o, whose reference the caller already took. -EMFILE: table full. */
 NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
@@ -112,6 +125,13 @@ NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out)
     return r;
 }
 
+/* Does handle index @i of @o have a ledger entry: a region object's, or a local object
+ * given by another process (GIFT_HELD, gift.c)? Closing it then takes the registry lock. */
+static int h_in_ledger(const struct sobj *o, uint32_t i)
+{
+    return nspa_ns && (o->in_region || i >= REMOTE_BASE);
+}
+
 /* Take handle @h out of the table; *@o gets its object (the caller drops the ref).
  * -EBADF: not open; -EPERM: protected from close; -EAGAIN: it names a region object
  * and the caller does not hold the registry lock (the object grew into the region since
@@ -126,14 +146,16 @@ static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
     int r = 0;
     if (!x) r = -EBADF;
     else if (e->flags & NSPA_HANDLE_PROTECT) r = -EPERM;
-    else if (x->in_region && !reg_held) r = -EAGAIN;
+    else if (h_in_ledger(x, i) && !reg_held) r = -EAGAIN;
     else {
-        if (x->in_region && nspa_ns) {
+        if (h_in_ledger(x, i)) {
             uint32_t *l = ledger_slot(nspa_ns, i, 0);
+            /* closed by another process meanwhile: the reference went with its copy */
+            if (l && *l == LEDGER_REVOKED) x = NULL;
             if (l) jset32(nspa_ns, l, 0);
         }
         atomic_store_explicit(&e->obj, NULL, memory_order_release);
-        nspa_slots_give(&hs, i);
+        h_give(e, i);
         h_count--;
         *o = x;
     }
@@ -157,6 +179,9 @@ NSPA_HIDDEN int h_flags(nspa_obj_t h, uint32_t mask, uint32_t set, uint32_t *old
     return r;
 }
 
+/* Index @i (free, below the high-water mark) leaves the free list. h_lock held. */
+static void h_unfree(uint32_t i) { nspa_slots_claim(&hs, i); }
+
 /* Handle index @i names a region object in our ledger that is not in the table: one
  * inherited or inserted by another process (inherit.c). Put it in the table, with the
  * reference the ledger entry already holds. Registry lock held. Returns the object or
@@ -171,9 +196,9 @@ static struct sobj *h_install_locked(struct ns *ns, uint32_t i, uint32_t flags)
     struct hent *e = hent_of(i);
     struct sobj *cur = atomic_load_explicit(&e->obj, memory_order_relaxed);
     if (cur) return cur == o ? o : NULL;         /* our own handle holds the index */
-    if (i < h_hwm) nspa_slots_claim(&hs, i);     /* take it off the free list */
+    if (i < h_hwm) h_unfree(i);
     e->flags = flags;
-    e->next_free = 0;
+    __atomic_store_n(&e->access, H_ACCESS_ALL, __ATOMIC_RELAXED);
     atomic_store_explicit(&e->obj, o, memory_order_release);
     h_count++;
     if (i + 1 > h_top) h_top = i + 1;
@@ -186,11 +211,20 @@ NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
 {
     struct ns *ns = nspa_ns;
     if (!ns || ns->proc == UINT32_MAX || i >= LEDGER_DIR * LEDGER_CHUNK) return NULL;
+    h_revoke_scan();
     /* a look without the registry lock first (most misses are bad handles): the ledger
      * words are written atomically under the lock */
     uint32_t c = __atomic_load_n(&ns->procs[ns->proc].ledger[i / LEDGER_CHUNK], __ATOMIC_ACQUIRE);
     if (!c || c > LEDGER_CHUNKS) return NULL;
-    if (!__atomic_load_n(&ns->chunks[(size_t)(c - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK], __ATOMIC_ACQUIRE)) return NULL;
+    uint32_t v = __atomic_load_n(&ns->chunks[(size_t)(c - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK], __ATOMIC_ACQUIRE);
+    if (!v) return NULL;
+    if (v > MAX_OBJECTS) {
+        /* a file, socket or pipe another process gave us (gift.c): in our mailbox until
+         * now, or placed by another thread's drain meanwhile */
+        if (v == GIFT_MARK) gift_drain(ns);
+        struct sobj *o = h_at(i, NULL);
+        return o && __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) ? o : NULL;
+    }
     reg_lock(ns);
     pthread_mutex_lock(&h_lock);
     struct sobj *o = h_install_locked(ns, i, 0);
@@ -212,6 +246,10 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
         uint32_t *chunk = ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK;
         for (uint32_t k = 0; k < LEDGER_CHUNK; k++) {
             if (!chunk[k]) continue;
+            if (chunk[k] > MAX_OBJECTS) {             /* not an object (gift.c) */
+                jset32(ns, &chunk[k], 0);
+                continue;
+            }
             uint32_t i = c * LEDGER_CHUNK + k;
             if (!h_install_locked(ns, i, NSPA_HANDLE_INHERIT)) {
                 struct sobj *o = &ns->objs[chunk[k] - 1];
@@ -224,6 +262,18 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
         }
     }
     pthread_mutex_unlock(&h_lock);
+}
+
+/* Entry @e (index @ei, object @o) moves to the free entry @d, flags and access with
+ * it; @e goes on the free list. h_lock held. */
+static void h_move_entry(struct hent *e, uint32_t ei, struct hent *d, struct sobj *o)
+{
+    d->flags = e->flags;
+    __atomic_store_n(&d->access, e->access, __ATOMIC_RELAXED);
+    atomic_store_explicit(&d->obj, o, memory_order_release);
+    atomic_store_explicit(&e->obj, NULL, memory_order_release);
+    e->flags = 0;
+    h_give(e, ei);
 }
 
 /* Move handle @from (to an object of this process's arena) to the exact value @to, which
@@ -244,14 +294,9 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to)
     struct hent *d = r ? NULL : hent_of(j);
     if (!r && atomic_load_explicit(&d->obj, memory_order_relaxed)) r = -EEXIST;
     if (!r) {
-        /* off the free list, or the indices below it become free ones */
-        nspa_slots_claim(&hs, j);
-        d->flags = e->flags;
-        d->next_free = 0;
-        atomic_store_explicit(&d->obj, o, memory_order_release);
-        atomic_store_explicit(&e->obj, NULL, memory_order_release);
-        e->flags = 0;
-        nspa_slots_give(&hs, i);
+        nspa_slots_claim(&hs, j);                /* off the free list, or the indices below
+                                                  * it become free ones */
+        h_move_entry(e, i, d, o);
     }
     pthread_mutex_unlock(&h_lock);
     return r;
@@ -280,6 +325,33 @@ NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags)
     struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_acquire) : NULL;
     if (o && flags) *flags = e->flags;
     return o;
+}
+
+/* The gift of ledger index @i (GIFT_MARK) came as handle @tmp to a local object (0: it
+ * could not be taken): the object moves to index @i, whose ledger entry says GIFT_HELD
+ * from now on; or the mark goes. No lock held (gift.c). */
+NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
+{
+    uint32_t j = tmp ? (tmp >> 2) - 1 : UINT32_MAX;
+    int ok = 0;
+    reg_lock(ns);
+    uint32_t *l = i >= REMOTE_BASE && i < LEDGER_DIR * LEDGER_CHUNK ? ledger_slot(ns, i, 0) : NULL;
+    if (l && *l == GIFT_MARK) {
+        pthread_mutex_lock(&h_lock);
+        struct hent *e = tmp ? hent_of(j) : NULL, *d = NULL;
+        struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
+        if (o && !o->in_region && !h_chunk(i)) d = hent_of(i);
+        if (d && !atomic_load_explicit(&d->obj, memory_order_relaxed)) {
+            if (i < h_hwm) h_unfree(i);
+            h_move_entry(e, j, d, o);
+            if (i + 1 > h_top) h_top = i + 1;
+            ok = 1;
+        }
+        pthread_mutex_unlock(&h_lock);
+        jset32(ns, l, ok ? GIFT_HELD : 0);
+    }
+    reg_unlock(ns);
+    if (tmp && !ok) nspa_close(tmp);
 }
 
 /* Every handle of this process to @from now names @to (an object grown into the region,
@@ -328,12 +400,14 @@ NSPA_HIDDEN int h_fork_refs(void)
         if (!o) continue;
         if (!o->in_region) {
             atomic_fetch_add(&o->refs, 1);
+            uint32_t *l = ns && i >= REMOTE_BASE ? ledger_slot(ns, i, 1) : NULL;
+            if (l) jset32(ns, l, GIFT_HELD);     /* a gift's index stays taken (gift.c) */
             continue;
         }
         uint32_t *l = ns ? ledger_slot(ns, i, 1) : NULL;
         if (!l || !o->type) {          /* no region or no room: the handle is closed */
             atomic_store_explicit(&e->obj, NULL, memory_order_relaxed);
-            nspa_slots_give(&hs, i);
+            h_give(e, i);
             h_count--;
             continue;
         }
@@ -361,15 +435,52 @@ NSPA_HIDDEN void h_close_all(void)
 
 /* ---- the public calls on handles --------------------------------------------------- */
 
+/* Handles another process closed (DUPLICATE_CLOSE_SOURCE with this process as the
+ * source, inherit.c): their ledger entries say LEDGER_REVOKED and their references went
+ * with the other process's copy; the table entries go now, without a reference given
+ * back. Run when the process's revocation count moved: at a close, a lookup miss, exit. */
+static uint32_t h_revoked_seen;
+
+static void h_revoke_scan(void)
+{
+    struct ns *ns = nspa_ns;
+    if (!ns || ns->proc == UINT32_MAX) return;
+    struct ns_proc *p = &ns->procs[ns->proc];
+    uint32_t now = __atomic_load_n(&p->revoked, __ATOMIC_ACQUIRE);
+    if (now == __atomic_load_n(&h_revoked_seen, __ATOMIC_RELAXED)) return;
+    reg_lock(ns);
+    pthread_mutex_lock(&h_lock);
+    for (uint32_t c = 0; c < LEDGER_DIR; c++) {
+        if (!p->ledger[c]) continue;
+        uint32_t *chunk = ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK;
+        for (uint32_t k = 0; k < LEDGER_CHUNK; k++) {
+            if (chunk[k] != LEDGER_REVOKED) continue;
+            uint32_t i = c * LEDGER_CHUNK + k;
+            struct hent *e = i < H_DIR * H_CHUNK ? hent_of(i) : NULL;
+            if (e && atomic_load_explicit(&e->obj, memory_order_relaxed)) {
+                atomic_store_explicit(&e->obj, NULL, memory_order_release);
+                e->flags = 0;
+                h_give(e, i);
+                h_count--;
+            }
+            jset32(ns, &chunk[k], 0);
+        }
+    }
+    __atomic_store_n(&h_revoked_seen, now, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&h_lock);
+    reg_unlock(ns);
+}
+
 NSPA_EXPORT int nspa_close(nspa_obj_t h)
 {
+    h_revoke_scan();
     for (;;) {
         struct sobj *o = h_lookup(h);
         if (!o) return -EBADF;
-        struct ns *ns = o->in_region ? nspa_ns : NULL;
+        struct ns *ns = h_in_ledger(o, (h >> 2) - 1) ? nspa_ns : NULL;
         if (ns) reg_lock(ns);
         int r = h_free(h, &o, ns != NULL);
-        if (!r) obj_unref(o);
+        if (!r && o) obj_unref(o);
         if (ns) reg_unlock(ns);
         if (r != -EAGAIN) return r;
     }
@@ -401,6 +512,25 @@ NSPA_EXPORT int nspa_obj_type(nspa_obj_t h)
     struct sobj *o = h_lookup(h);
     if (o && __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) == OBJ_FORWARD) o = obj_forward_target(o);
     return o ? o->type : -EBADF;
+}
+
+/* The NT access mask of handle @h (H_ACCESS_ALL unless the Win32/NT layer set one). */
+NSPA_HIDDEN int nspa__handle_access(nspa_obj_t h, uint32_t *access)
+{
+    if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK || !h_lookup(h)) return -EBADF;
+    *access = __atomic_load_n(&hent_of((h >> 2) - 1)->access, __ATOMIC_RELAXED);
+    return 0;
+}
+
+NSPA_HIDDEN int nspa__handle_set_access(nspa_obj_t h, uint32_t access)
+{
+    if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
+    pthread_mutex_lock(&h_lock);
+    struct hent *e = hent_of((h >> 2) - 1);
+    int r = e && atomic_load_explicit(&e->obj, memory_order_relaxed) ? 0 : -EBADF;
+    if (!r) __atomic_store_n(&e->access, access, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&h_lock);
+    return r;
 }
 
 NSPA_EXPORT int nspa_handle_get_flags(nspa_obj_t h, uint32_t *flags)

@@ -44,13 +44,17 @@
  * of its wait turned into a forwarder, leaves every queue and starts its wait again on
  * the region object (wait.c, WAIT_RESTART), with what remains of its timeout; a grant
  * that came first stands.
- * Refused (-EBUSY) while @a is a mutex owned by another thread (or by a caller without a
- * region record): the owner's owned-mutex list names @a and is the owner's to change.
+ * A mutex owned by any thread of this process with a region record moves with its
+ * owner: the entry of the owner's owned-mutex list that names @a is switched to the
+ * region object. Refused (-EBUSY) when the owner has no region record (or its list
+ * overflowed and does not name @a).
  * *@out: the region object. */
 NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
 {
     struct nspa_tls *me = self();
     if (!me) return -ENOMEM;
+    /* a mutex in the region may have waiters in other processes: our reaper watches them */
+    if (__atomic_load_n(&a->type, __ATOMIC_ACQUIRE) == NSPA_TYPE_MUTEX) reaper_ensure();
     obj_lock(a);
     int type = a->type;
     if (type == OBJ_FORWARD) {
@@ -59,8 +63,14 @@ NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
         return 0;
     }
     uint64_t w = atomic_load_explicit(&a->word, memory_order_acquire);
-    int owned = type == NSPA_TYPE_MUTEX && mtx_owner(w);
-    if (!type || a->in_region || (owned && (mtx_owner(w) != me->tid || !in_region(me->t)))) {
+    uint32_t otid = type == NSPA_TYPE_MUTEX ? mtx_owner(w) : 0;
+    /* an owned mutex: its owner's record must be in the region (other processes watch
+     * its liveness to abandon the mutex) and list @a (its slot is switched below) */
+    struct thr *owner = !otid ? NULL : otid == me->tid ? me->t : thr_by_tid(otid);
+    _Atomic uint64_t *slot = owner && in_region(owner) &&
+                                     __atomic_load_n(&owner->proc, __ATOMIC_RELAXED) == ns->proc
+                                 ? owned_slot(owner, a) : NULL;
+    if (!type || a->in_region || (otid && !slot)) {
         obj_unlock(a);
         return type ? -EBUSY : -EBADF;
     }
@@ -71,9 +81,14 @@ NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out)
         obj_unlock(a);
         return -ENOSPC;
     }
-    if (owned) {                                   /* the caller's own mutex: its list */
-        owned_remove(me->t, a);
-        owned_add(me->t, r);
+    if (slot) {
+        /* the owner's owned-mutex list names @r from now on: one store into the entry
+         * that names @a. The owner cannot be changing that entry (releasing @a takes
+         * @a's lock, which we hold; its death is handled under the registry lock, held
+         * too); its other entries are untouched. Its waiters in other processes will
+         * watch its liveness, and this process's reaper the waiters (named mutexes'
+         * machinery, docs/sync.md "Crash safety"). */
+        atomic_store_explicit(slot, REF(r), memory_order_release);
     }
     jset32(ns, (uint32_t *)&r->refs, 0);           /* the handles count from here */
     h_switch(a, r);
@@ -207,26 +222,25 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
     } else if (s != UINT32_MAX && !o->in_region && (r = obj_promote(ns, o, &o)) != 0) {
         r = r == -EBUSY ? -EOPNOTSUPP : r;       /* a mutex another thread owns (docs/process.md) */
     } else if (s != UINT32_MAX) {
-        /* the first free entry from REMOTE_BASE on: indices the target's own handles
-         * do not reach before a million of them */
+        uint32_t i = 0, *l = remote_free_index(ns, s, &i);
         r = -EMFILE;
-        for (uint32_t i = REMOTE_BASE; i < LEDGER_DIR * LEDGER_CHUNK; i++) {
-            uint32_t *l = ledger_slot_of(ns, s, i, 1);
-            if (!l) break;
-            if (*l) continue;
+        if (l) {
             jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
             obj_ref(o);
             *remote = (i + 1) << 2;
             r = 0;
-            break;
         }
     }
     reg_unlock(ns);
     return r;
 }
 
-/* A handle here to the object that handle @remote of process @pid names. */
-NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out)
+/* A handle here to the object that handle @remote of process @pid names. @close: the
+ * handle there is closed (DUPLICATE_CLOSE_SOURCE): its reference moves to our copy, its
+ * ledger entry says LEDGER_REVOKED and the process drops its table entry at its next
+ * close of any handle, its next miss, or its exit (h_revoke_scan); until then its stale
+ * entry still names the object, which our copy keeps alive. */
+NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close)
 {
     struct ns *ns = attached();
     if (!ns) return ns_error();
@@ -238,13 +252,18 @@ NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_
     if (s != UINT32_MAX) {
         uint32_t *l = i < LEDGER_DIR * LEDGER_CHUNK ? ledger_slot_of(ns, s, i, 0) : NULL;
         uint32_t v = l ? *l : 0;
-        /* not in its ledger: no handle, or one to an object of its own arena */
-        r = -EBADF;
+        /* not in its ledger: no handle, or one to an object of its own arena; a file,
+         * socket or pipe it was given (gift.c): a descriptor of its own, out of reach */
+        r = v == GIFT_HELD || v == GIFT_MARK ? -EOPNOTSUPP : -EBADF;
         if (v && v <= MAX_OBJECTS && ns->objs[v - 1].type) {
             struct sobj *o = &ns->objs[v - 1];
-            obj_ref(o);
+            if (!close) obj_ref(o);
             r = h_alloc(o, out);
-            if (r) obj_unref(o);
+            if (r && !close) obj_unref(o);
+            if (!r && close) {
+                jset32(ns, l, LEDGER_REVOKED);
+                jset32(ns, &ns->procs[s].revoked, ns->procs[s].revoked + 1);
+            }
         }
     }
     reg_unlock(ns);

@@ -101,8 +101,16 @@ NSPA_HIDDEN const struct sync_kind *sync_kind_of(int type);
 struct hent {
     _Atomic(struct sobj *) obj;
     uint32_t flags;                      /* NSPA_HANDLE_* */
-    uint32_t next_free;                  /* free list (index + 1) */
+    union {
+        uint32_t next_free;              /* free: the free list (index + 1) */
+        uint32_t access;                 /* open: the NT access mask granted (h_lookup_need) */
+    };
 };
+/* Access bits the core checks (NT's values; a handle made by the core has them all) */
+#define H_ACCESS_ALL        0xFFFFFFFFu
+#define H_NEED_SYNCHRONIZE  0x00100000u  /* SYNCHRONIZE: waits */
+#define H_NEED_MODIFY       0x00000002u  /* EVENT_ / SEMAPHORE_MODIFY_STATE: set, reset,
+                                          * pulse, release (TIMER_MODIFY_STATE too) */
 extern struct hent *h_dir[H_DIR] NSPA_HIDDEN;
 extern int nspa_fork_pending NSPA_HIDDEN;
 
@@ -123,8 +131,9 @@ static inline struct sobj *obj_forward_target(const struct sobj *o)
 {
     return &nspa_ns->objs[__atomic_load_n(&o->name, __ATOMIC_ACQUIRE) - 1];
 }
-/* The object behind a handle, or NULL: two loads on the hot paths. */
-static inline struct sobj *h_lookup(nspa_obj_t h)
+/* The object behind a handle, or NULL: two loads on the hot paths; *@acc (if not NULL)
+ * gets the handle's access mask, a load from the same entry. */
+static inline __attribute__((always_inline)) struct sobj *h_lookup_acc(nspa_obj_t h, uint32_t *acc)
 {
     if (__builtin_expect((h & 3) || h == 0, 0)) return NULL;
     /* a fork child's first call: its copy of the table takes its references first */
@@ -132,12 +141,30 @@ static inline struct sobj *h_lookup(nspa_obj_t h)
     uint32_t i = (h >> 2) - 1;
     if (__builtin_expect(i >= H_DIR * H_CHUNK, 0)) return NULL;
     struct hent *e = hent_of(i);
-    if (__builtin_expect(!e, 0)) return h_lookup_remote(i);
-    struct sobj *o = atomic_load_explicit(&e->obj, memory_order_acquire);
-    if (__builtin_expect(!o, 0)) return h_lookup_remote(i);
+    struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_acquire) : NULL;
+    if (__builtin_expect(!o, 0)) {
+        o = h_lookup_remote(i);
+        e = hent_of(i);
+        if (!o || !e) return NULL;
+    }
+    if (acc) *acc = __atomic_load_n(&e->access, __ATOMIC_RELAXED);
     uint8_t type = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     /* 0: freed; OBJ_FORWARD: an arena object grown into the region (inherit.c) */
     if (__builtin_expect((uint8_t)(type - 1) >= OBJ_FORWARD - 1, 0)) return type ? obj_forward_target(o) : NULL;
+    return o;
+}
+static inline struct sobj *h_lookup(nspa_obj_t h) { return h_lookup_acc(h, NULL); }
+/* h_lookup for an operation that needs access @need: NULL with *@denied set when the
+ * handle was opened without it. The mask sits in the entry next to the object pointer:
+ * one more load from the same line, one AND. */
+static inline struct sobj *h_lookup_need(nspa_obj_t h, uint32_t need, int *denied)
+{
+    uint32_t acc = 0;
+    struct sobj *o = h_lookup_acc(h, &acc);
+    if (__builtin_expect(o && !(acc & need), 0)) {
+        *denied = 1;
+        return NULL;
+    }
     return o;
 }
 NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out); /* the caller took the ref */
@@ -150,6 +177,14 @@ NSPA_HIDDEN uint32_t h_high_water(void);
 NSPA_HIDDEN uint32_t h_switch(struct sobj *from, struct sobj *to);
 NSPA_HIDDEN int obj_promote(struct ns *ns, struct sobj *a, struct sobj **out);
 NSPA_HIDDEN int h_fork_refs(void);
+NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t index);
+/* descriptors given to other processes (gift.c) */
+NSPA_HIDDEN void gift_open(struct ns *ns);
+NSPA_HIDDEN void gift_close(void);
+NSPA_HIDDEN void gift_after_fork_child(void);
+NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p);
+NSPA_HIDDEN void gift_drain(struct ns *ns);
+NSPA_HIDDEN uint32_t *remote_free_index(struct ns *ns, uint32_t slot, uint32_t *index);
 NSPA_HIDDEN void h_close_all(void);
 
 /* ---- objects (objects.c, names.c) ---------------------------------------------------- */
@@ -211,6 +246,7 @@ NSPA_HIDDEN void wakes_flush(void);
 NSPA_HIDDEN void mtx_abandon(struct sobj *o);
 NSPA_HIDDEN void owned_add(struct thr *t, struct sobj *o);
 NSPA_HIDDEN void owned_remove(struct thr *t, struct sobj *o);
+NSPA_HIDDEN _Atomic uint64_t *owned_slot(struct thr *t, struct sobj *o);
 NSPA_HIDDEN void thr_abandon_owned(struct thr *t, uint32_t tid);
 NSPA_HIDDEN int thr_may_follow(const struct thr *t);
 NSPA_HIDDEN uint64_t mtx_make_word(struct sobj *o, uint32_t owner, uint32_t count, int abandoned,

@@ -9,9 +9,12 @@
 #include <errno.h>
 #include "sync/internal.h"
 
-static inline struct sobj *typed(nspa_obj_t h, int type, int *err)
+/* the object of @h if it has @type and the handle has the access @need (0: none); the
+ * type is checked first, as NT's ObReferenceObjectByHandle does */
+static inline __attribute__((always_inline)) struct sobj *typed_need(nspa_obj_t h, int type, uint32_t need, int *err)
 {
-    struct sobj *o = h_lookup(h);
+    uint32_t acc = 0;
+    struct sobj *o = h_lookup_acc(h, need ? &acc : NULL);
     if (__builtin_expect(!o, 0)) { *err = -EBADF; return NULL; }
     uint8_t t = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     if (__builtin_expect(t == OBJ_FORWARD, 0)) {        /* grown into the region just now */
@@ -19,8 +22,11 @@ static inline struct sobj *typed(nspa_obj_t h, int type, int *err)
         t = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     }
     if (__builtin_expect(t != type, 0)) { *err = -EINVAL; return NULL; }
+    if (need && __builtin_expect(!(acc & need), 0)) { *err = -EACCES; return NULL; }
     return o;
 }
+
+static inline struct sobj *typed(nspa_obj_t h, int type, int *err) { return typed_need(h, type, 0, err); }
 
 /* ---- creation ------------------------------------------------------------------------ */
 
@@ -86,7 +92,7 @@ NSPA_EXPORT int nspa_sem_release(nspa_obj_t h, uint32_t *count)
 {
     if (!count) return -EFAULT;
     int r = 0;
-    struct sobj *o = typed(h, NSPA_TYPE_SEM, &r);
+    struct sobj *o = typed_need(h, NSPA_TYPE_SEM, H_NEED_MODIFY, &r);   /* SEMAPHORE_MODIFY_STATE */
     if (!o) return r;
     uint32_t n = *count;
     uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
@@ -205,10 +211,10 @@ static __attribute__((noinline)) int event_op_slow(struct sobj *o, uint32_t *pre
 }
 
 /* The fast path is kept small (the slow path, with its locals, is out of line). */
-static inline int event_op(nspa_obj_t h, uint32_t *prev, int op)
+static inline __attribute__((always_inline)) int event_op(nspa_obj_t h, uint32_t *prev, int op)
 {
     int r = 0;
-    struct sobj *o = typed(h, NSPA_TYPE_EVENT, &r);
+    struct sobj *o = typed_need(h, NSPA_TYPE_EVENT, H_NEED_MODIFY, &r);   /* EVENT_MODIFY_STATE */
     if (__builtin_expect(!o, 0)) return r;
     uint64_t w = atomic_load_explicit(&o->word, memory_order_acquire);
     while (!(w & OBJ_CLAIMED)) {

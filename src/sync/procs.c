@@ -152,7 +152,7 @@ NSPA_HIDDEN void proc_release(struct ns *ns, uint32_t slot)
             uint32_t v = chunk[k];
             if (!v) continue;
             jset32(ns, &chunk[k], 0);
-            obj_unref(&ns->objs[v - 1]);
+            if (v <= MAX_OBJECTS) obj_unref(&ns->objs[v - 1]);   /* else a gift's mark (gift.c) */
             if ((k & 1023) == 1023) { reg_unlock(ns); reg_lock(ns); }
         }
         region_give(ns, &ns->hdr->chunk_free, ns->chunks, LEDGER_CHUNK * sizeof(uint32_t), 0, p->ledger[c] - 1);
@@ -191,7 +191,10 @@ NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
             pthread_mutex_unlock(&t->alive);
             nspa_futex_wake_n(nspa_robust_word(&t->alive), INT32_MAX, 1);
         }
-        if (!busy) proc_release(ns, i);
+        if (!busy) {
+            gift_forget(ns, p);                /* its mailbox's socket file */
+            proc_release(ns, i);
+        }
     }
 }
 
@@ -228,6 +231,7 @@ static int attach_locked(void)
         ns->proc = slot;
         h_adopt_ledger(ns);                /* the inherited handles, same values */
         reg_unlock(ns);
+        gift_open(ns);
         return 0;
     }
     /* sweep only when the table is full: a sweep looks at every process */
@@ -245,6 +249,7 @@ static int attach_locked(void)
     proc_claim(ns, slot);
     ns->proc = slot;
     reg_unlock(ns);
+    gift_open(ns);
     return 0;
 }
 
@@ -308,6 +313,7 @@ static void fork_child(void)
     arena_after_fork_child();
     thr_after_fork_child();
     h_after_fork_child();
+    gift_after_fork_child();
     reaper_after_fork();
     if (nspa_ns) {
         __atomic_store_n(&nspa_fork_pending, 1, __ATOMIC_RELEASE);
@@ -334,6 +340,7 @@ NSPA_HIDDEN void procs_fork_fixup(void)
                 ns->proc = slot;
             }
             reg_unlock(ns);
+            if (slot != UINT32_MAX) gift_open(ns);
             if (slot == UINT32_MAX) {
                 ns_err = -EMFILE;
                 __atomic_store_n(&nspa_ns, NULL, __ATOMIC_RELEASE);
@@ -357,6 +364,7 @@ static void at_exit(void)
     if (procs_fork_pending()) return;          /* a child that never called us */
     nspa__thread_unregister();
     h_close_all();
+    gift_close();
     struct ns *ns = nspa_ns;
     if (!ns || ns->proc == UINT32_MAX) return;
     reg_lock(ns);
@@ -369,6 +377,10 @@ static void at_exit(void)
             if (ns->procs[i].pid && !proc_is_dead(ns, &ns->procs[i])) last = 0;
     }
     if (last) {
+        /* the mailboxes of processes that died without their exit work (killed), whose
+         * slots no sweep reached */
+        for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++)
+            if (ns->procs[i].pid) gift_forget(ns, &ns->procs[i]);
         jset32(ns, &ns->hdr->dead, 1);
         unlink(ns->path);
     }

@@ -29,7 +29,13 @@ NSPA_HIDDEN void nspa__handoff_commit(uint32_t slot, int32_t child);   /* after 
 NSPA_HIDDEN void nspa__handoff_cancel(uint32_t slot);        /* the spawn failed */
 NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child);     /* the child ended */
 NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remote);
-NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out);
+NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close_source);
+/* a descriptor given to process @pid (DuplicateHandle of a file into another process,
+ * gift.c): *@remote gets the handle value there; @meta (< 96 bytes) goes to the hook */
+NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_t *remote);
+/* the receiving side: a record over @fd described by @meta, as a handle *@tmp (0 or
+ * -errno; on error @fd is the caller's to close) */
+NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_obj_t *tmp));
 /* the calling thread is leaving (ExitThread): its mutexes are abandoned now */
 NSPA_HIDDEN void nspa__thread_unregister(void);
 /* WaitForSingleObject's path: one handle, the caller's thread id as owner */
@@ -66,6 +72,11 @@ NSPA_HIDDEN void sync_kind_register(int type, const struct sync_kind *k);
 NSPA_HIDDEN int nspa__obj_create(int type, uint64_t word, uint32_t max, uint32_t ext, nspa_obj_t *out);
 /* move handle @from (an arena object's) to the free value @to: 0, -EBADF, -EEXIST, -EINVAL */
 NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to);
+/* The NT access mask of a handle (the core checks SYNCHRONIZE for waits and the
+ * MODIFY_STATE bit for set/reset/pulse/release: -EACCES). A handle the core makes has
+ * every bit; the NT layer sets what Open/Create/DuplicateHandle asked for. */
+NSPA_HIDDEN int nspa__handle_access(nspa_obj_t h, uint32_t *access);
+NSPA_HIDDEN int nspa__handle_set_access(nspa_obj_t h, uint32_t access);
 /* the next handle at index *@i or above to an object of @type (0: none); *@i moves on */
 NSPA_HIDDEN nspa_obj_t nspa__handle_next(uint32_t *i, int type, uint32_t *flags);
 /* the object behind @h if it has type @type, else NULL (no reference taken) */

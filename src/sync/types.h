@@ -175,6 +175,13 @@ struct thr {
 #define TID_BUCKETS     (1u << 15)
 #define REMOTE_BASE     (1u << 20)              /* handle indices another process inserts
                                                  * (DuplicateHandle into a process) from */
+/* ledger values that are not objects (gift.c): a descriptor on its way to the process
+ * (in its mailbox), and an index the process uses for a local object it was given */
+#define GIFT_MARK       0xFFFFFFFFu
+#define GIFT_HELD       0xFFFFFFFEu
+/* a handle another process closed (DUPLICATE_CLOSE_SOURCE from another process): the
+ * reference went with the copy; the owner drops its table entry (h_revoke_scan) */
+#define LEDGER_REVOKED  0xFFFFFFFDu
 #define JOURNAL_MAX     (1u << 16)
 
 struct ns_journal_entry { uint64_t off, old; };
@@ -192,7 +199,8 @@ struct ns_proc {
     uint32_t handoff;                /* 1: prepared by a parent (pid: the parent's, then the
                                       * child's) for a child that has not attached yet;
                                       * its ledger holds the inherited handles (inherit.c) */
-    uint32_t pad;
+    uint32_t revoked;                /* bumped when another process closed one of its
+                                      * handles (DUPLICATE_CLOSE_SOURCE, inherit.c) */
     uint32_t ledger[LEDGER_DIR];     /* ledger chunks (index + 1): handle index -> obj + 1 */
 };
 

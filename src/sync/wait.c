@@ -520,8 +520,9 @@ static int resolve(const struct nspa_wait_args *args, struct sobj **objs, int al
 {
     uint32_t count = args->count;
     for (uint32_t i = 0; i < count; i++) {
-        objs[i] = h_lookup(args->objs[i]);
-        if (!objs[i]) return -EBADF;
+        int denied = 0;
+        objs[i] = h_lookup_need(args->objs[i], H_NEED_SYNCHRONIZE, &denied);
+        if (!objs[i]) return denied ? -EACCES : -EBADF;   /* a handle without SYNCHRONIZE */
         /* read without the lock: the type may turn OBJ_FORWARD under us (obj_promote) */
         if (obj_type_now(objs[i]) == OBJ_FORWARD) objs[i] = obj_forward_target(objs[i]);
         if (!sync_kind_of(obj_type_now(objs[i]))) return -EINVAL;
@@ -667,7 +668,8 @@ static int do_wait_once(struct nspa_wait_args *args, int all)
 static inline int wait_one(struct nspa_wait_args *args, int all)
 {
     if (!args->flags && !args->pad) {
-        struct sobj *o = h_lookup(args->objs[0]);
+        int denied = 0;
+        struct sobj *o = h_lookup_need(args->objs[0], H_NEED_SYNCHRONIZE, &denied);
         if (o) {
             int r = take_fast(o, args->owner, args->timeout, TF_SPIN);
             if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, args->owner, 0, TF_SPIN);
@@ -707,7 +709,9 @@ NSPA_HIDDEN int nspa__wait_single(nspa_obj_t h, uint64_t timeout)
 {
     /* an event or a semaphore that is free needs neither the thread's record nor a
      * call (TF_SELF): the common uncontended wait is this much */
-    struct sobj *o = h_lookup(h);
+    int denied = 0;
+    struct sobj *o = h_lookup_need(h, H_NEED_SYNCHRONIZE, &denied);
+    if (__builtin_expect(denied, 0)) return -EACCES;
     if (__builtin_expect(o != NULL, 1)) {
         int r = take_fast(o, 0, timeout, TF_SPIN | TF_SELF);
         if (r == -ETIMEDOUT && o->in_region && timers_poll(&o, 1)) r = take_fast(o, 0, 0, TF_SPIN | TF_SELF);

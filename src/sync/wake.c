@@ -101,6 +101,16 @@ NSPA_HIDDEN void owned_add(struct thr *t, struct sobj *o)
     atomic_store_explicit(&t->owned[free_i], ref, memory_order_release);
 }
 
+/* the entry of @t's owned-mutex list that names @o, or NULL */
+NSPA_HIDDEN _Atomic uint64_t *owned_slot(struct thr *t, struct sobj *o)
+{
+    uint64_t ref = REF(o);
+    uint32_t n = atomic_load_explicit(&t->nowned, memory_order_acquire);
+    for (uint32_t i = 0; i < n && i < OWNED_MAX; i++)
+        if (atomic_load_explicit(&t->owned[i], memory_order_relaxed) == ref) return &t->owned[i];
+    return NULL;
+}
+
 NSPA_HIDDEN void owned_remove(struct thr *t, struct sobj *o)
 {
     uint64_t ref = REF(o);

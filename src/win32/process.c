@@ -422,6 +422,33 @@ static int proc_info(HANDLE h, uint32_t *pid, uint32_t *code, int *sig)
 
 /* ---- the calls ------------------------------------------------------------------------ */
 
+/* Does process handle @h grant any of @need? (GetCurrentProcess() grants everything) */
+static int proc_may(HANDLE h, uint32_t need)
+{
+    uint32_t acc = 0;
+    if (h == GetCurrentProcess()) return 1;
+    return nspa__handle_access(H(h), &acc) == 0 && (acc & need) != 0;
+}
+
+#define QUERY_ANY (PROCESS_QUERY_INFORMATION | PROCESS_QUERY_LIMITED_INFORMATION)
+
+/* the pid of process handle @h for DuplicateHandle, which needs PROCESS_DUP_HANDLE on it:
+ * 0 with ERROR_INVALID_HANDLE or ERROR_ACCESS_DENIED */
+NSPA_HIDDEN DWORD nspa__proc_pid_for_dup(HANDLE h)
+{
+    uint32_t pid, ec;
+    int sig;
+    if (proc_info(h, &pid, &ec, &sig)) {
+        SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    if (!proc_may(h, PROCESS_DUP_HANDLE)) {
+        SetLastError(ERROR_ACCESS_DENIED);
+        return 0;
+    }
+    return pid;
+}
+
 NSPA_EXPORT HANDLE WINAPI OpenProcess(DWORD access, BOOL inherit, DWORD pid)
 {
     nspa_obj_t out = 0;
@@ -430,7 +457,6 @@ NSPA_EXPORT HANDLE WINAPI OpenProcess(DWORD access, BOOL inherit, DWORD pid)
         SetLastError(ERROR_INVALID_PARAMETER);
         return NULL;
     }
-    (void)access;                                          /* docs/process.md: not kept */
     if (pid == (DWORD)getpid()) {
         nspa_obj_t s = nspa__self_process_obj();
         r = s ? nspa_dup(s, &out) : -ENOMEM;
@@ -460,6 +486,7 @@ NSPA_EXPORT HANDLE WINAPI OpenProcess(DWORD access, BOOL inherit, DWORD pid)
         return NULL;
     }
     if (inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    nspa__handle_set_access(out, nspa__nt_map_access(NSPA_TYPE_PROCESS, access));
     return (HANDLE)(uintptr_t)out;
 }
 
@@ -468,6 +495,7 @@ NSPA_EXPORT BOOL WINAPI GetExitCodeProcess(HANDLE h, LPDWORD code)
     uint32_t pid, ec;
     int sig;
     if (proc_info(h, &pid, &ec, &sig)) return fail(ERROR_INVALID_HANDLE);
+    if (!proc_may(h, QUERY_ANY)) return fail(ERROR_ACCESS_DENIED);
     if (!code) return fail(ERROR_NOACCESS);
     *code = sig ? ec : STILL_ACTIVE;
     return TRUE;
@@ -479,6 +507,10 @@ NSPA_EXPORT DWORD WINAPI GetProcessId(HANDLE h)
     int sig;
     if (proc_info(h, &pid, &ec, &sig)) {
         SetLastError(ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    if (!proc_may(h, QUERY_ANY)) {
+        SetLastError(ERROR_ACCESS_DENIED);
         return 0;
     }
     return pid;
@@ -497,6 +529,7 @@ NSPA_EXPORT BOOL WINAPI TerminateProcess(HANDLE h, UINT code)
     uint32_t pid, ec;
     int sig;
     if (nspa__exit_obj_info(H(h), NSPA_TYPE_PROCESS, &pid, &ec, &sig)) return fail(ERROR_INVALID_HANDLE);
+    if (!proc_may(h, PROCESS_TERMINATE)) return fail(ERROR_ACCESS_DENIED);
     if (pid == (uint32_t)getpid()) _exit((int)code);
     if (sig) return fail(ERROR_ACCESS_DENIED);             /* it has ended (NT: the same) */
     pthread_mutex_lock(&watch_lock);
@@ -555,6 +588,7 @@ NSPA_EXPORT BOOL WINAPI GetProcessTimes(HANDLE h, LPFILETIME creation, LPFILETIM
     uint32_t pid, ec;
     int sig;
     if (proc_info(h, &pid, &ec, &sig)) return fail(ERROR_INVALID_HANDLE);
+    if (!proc_may(h, QUERY_ANY)) return fail(ERROR_ACCESS_DENIED);
     uint64_t c = 0, e = 0, k = 0, u = 0, st = 0, ut = 0, kt = 0;
     if (pid == (uint32_t)getpid()) {
         struct rusage ru;
@@ -619,5 +653,6 @@ NSPA_EXPORT HANDLE WINAPI OpenThread(DWORD access, BOOL inherit, DWORD tid)
         return NULL;
     }
     if (inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    nspa__handle_set_access(out, nspa__nt_map_access(NSPA_TYPE_PROCESS, access));
     return (HANDLE)(uintptr_t)out;
 }

@@ -39,4 +39,7 @@ NSPA_HIDDEN int nspa__win32_thread_handle_by_tid(uint32_t tid, nspa_obj_t *out);
  * malloc'ed argv of malloc'ed strings (UTF-8) */
 NSPA_HIDDEN char **nspa__split_cmdline(const char *cmd, int *argc);
 NSPA_HIDDEN void nspa__free_argv(char **argv);
+/* the pid behind a process handle given to DuplicateHandle (PROCESS_DUP_HANDLE needed;
+ * 0 with the last error set) */
+NSPA_HIDDEN DWORD nspa__proc_pid_for_dup(HANDLE h);
 #endif

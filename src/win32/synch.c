@@ -19,6 +19,7 @@
 #include "common/export.h"
 #include "win32/win32_private.h"
 #include "win32/process_private.h"
+#include "io/io_api.h"
 
 static inline nspa_obj_t H(HANDLE h) { return nspa__win32_h(h); }
 
@@ -111,41 +112,41 @@ NSPA_HIDDEN HANDLE nspa__win32_open(nspa_nt_open_fn op, DWORD access, BOOL inher
 
 /* ---- events ----------------------------------------------------------------------- */
 
-static HANDLE create_event(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, BOOL manual, BOOL initial)
+static HANDLE create_event(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, BOOL manual, BOOL initial, DWORD access)
 {
     struct nspa_obj_name n;
     HANDLE h = NULL;
     DWORD e = nspa__win32_obj_attr(&n, w, a, create_attributes(sa), 0);
     if (e) return fail_h(e);
-    NTSTATUS s = NtCreateEvent(&h, EVENT_ALL_ACCESS, &n.attr, manual ? NotificationEvent : SynchronizationEvent,
+    NTSTATUS s = NtCreateEvent(&h, access, &n.attr, manual ? NotificationEvent : SynchronizationEvent,
                                initial ? TRUE : FALSE);
     return nspa__win32_created(s, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventA(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCSTR name)
 {
-    return create_event(sa, NULL, name, manual, initial);
+    return create_event(sa, NULL, name, manual, initial, EVENT_ALL_ACCESS);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventW(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCWSTR name)
 {
-    return create_event(sa, name, NULL, manual, initial);
+    return create_event(sa, name, NULL, manual, initial, EVENT_ALL_ACCESS);
 }
 
-static HANDLE create_event_ex(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags)
+static HANDLE create_event_ex(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags, DWORD access)
 {
     if (flags & ~(CREATE_EVENT_MANUAL_RESET | CREATE_EVENT_INITIAL_SET)) return fail_h(ERROR_INVALID_PARAMETER);
-    return create_event(sa, w, a, !!(flags & CREATE_EVENT_MANUAL_RESET), !!(flags & CREATE_EVENT_INITIAL_SET));
+    return create_event(sa, w, a, !!(flags & CREATE_EVENT_MANUAL_RESET), !!(flags & CREATE_EVENT_INITIAL_SET), access);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
 {
-    return create_event_ex(sa, NULL, name, flags);
+    return create_event_ex(sa, NULL, name, flags, access);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateEventExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
 {
-    return create_event_ex(sa, name, NULL, flags);
+    return create_event_ex(sa, name, NULL, flags, access);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenEventA(DWORD access, BOOL inherit, LPCSTR name)
@@ -165,41 +166,41 @@ NSPA_EXPORT BOOL WINAPI PulseEvent(HANDLE h) { return nt_ok(NtPulseEvent(h, NULL
 
 /* ---- mutexes ---------------------------------------------------------------------- */
 
-static HANDLE create_mutex(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, BOOL owner)
+static HANDLE create_mutex(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, BOOL owner, DWORD access)
 {
     struct nspa_obj_name n;
     HANDLE h = NULL;
     DWORD e = nspa__win32_obj_attr(&n, w, a, create_attributes(sa), 0);
     if (e) return fail_h(e);
     /* an existing named mutex is opened, not acquired (as on Windows) */
-    NTSTATUS s = NtCreateMutant(&h, MUTANT_ALL_ACCESS, &n.attr, owner ? TRUE : FALSE);
+    NTSTATUS s = NtCreateMutant(&h, access, &n.attr, owner ? TRUE : FALSE);
     return nspa__win32_created(s, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexA(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCSTR name)
 {
-    return create_mutex(sa, NULL, name, owner);
+    return create_mutex(sa, NULL, name, owner, MUTANT_ALL_ACCESS);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexW(LPSECURITY_ATTRIBUTES sa, BOOL owner, LPCWSTR name)
 {
-    return create_mutex(sa, name, NULL, owner);
+    return create_mutex(sa, name, NULL, owner, MUTANT_ALL_ACCESS);
 }
 
-static HANDLE create_mutex_ex(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags)
+static HANDLE create_mutex_ex(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags, DWORD access)
 {
     if (flags & ~CREATE_MUTEX_INITIAL_OWNER) return fail_h(ERROR_INVALID_PARAMETER);
-    return create_mutex(sa, w, a, !!(flags & CREATE_MUTEX_INITIAL_OWNER));
+    return create_mutex(sa, w, a, !!(flags & CREATE_MUTEX_INITIAL_OWNER), access);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
 {
-    return create_mutex_ex(sa, NULL, name, flags);
+    return create_mutex_ex(sa, NULL, name, flags, access);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateMutexExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
 {
-    return create_mutex_ex(sa, name, NULL, flags);
+    return create_mutex_ex(sa, name, NULL, flags, access);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenMutexA(DWORD access, BOOL inherit, LPCSTR name)
@@ -216,7 +217,8 @@ NSPA_EXPORT BOOL WINAPI ReleaseMutex(HANDLE h) { return nt_ok(NtReleaseMutant(h,
 
 /* ---- semaphores ------------------------------------------------------------------- */
 
-static HANDLE create_sem(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, LONG initial, LONG max, DWORD flags)
+static HANDLE create_sem(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, LONG initial, LONG max, DWORD flags,
+                         DWORD access)
 {
     struct nspa_obj_name n;
     HANDLE h = NULL;
@@ -224,30 +226,30 @@ static HANDLE create_sem(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, LONG ini
     DWORD e = nspa__win32_obj_attr(&n, w, a, create_attributes(sa), 0);
     if (e) return fail_h(e);
     /* max <= 0, initial < 0 or > max: STATUS_INVALID_PARAMETER */
-    NTSTATUS s = NtCreateSemaphore(&h, SEMAPHORE_ALL_ACCESS, &n.attr, initial, max);
+    NTSTATUS s = NtCreateSemaphore(&h, access, &n.attr, initial, max);
     return nspa__win32_created(s, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name)
 {
-    return create_sem(sa, NULL, name, initial, max, 0);
+    return create_sem(sa, NULL, name, initial, max, 0, SEMAPHORE_ALL_ACCESS);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name)
 {
-    return create_sem(sa, name, NULL, initial, max, 0);
+    return create_sem(sa, name, NULL, initial, max, 0, SEMAPHORE_ALL_ACCESS);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExA(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCSTR name,
                                              DWORD flags, DWORD access)
 {
-    return create_sem(sa, NULL, name, initial, max, flags);
+    return create_sem(sa, NULL, name, initial, max, flags, access);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateSemaphoreExW(LPSECURITY_ATTRIBUTES sa, LONG initial, LONG max, LPCWSTR name,
                                              DWORD flags, DWORD access)
 {
-    return create_sem(sa, name, NULL, initial, max, flags);
+    return create_sem(sa, name, NULL, initial, max, flags, access);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenSemaphoreA(DWORD access, BOOL inherit, LPCSTR name)
@@ -296,22 +298,25 @@ static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurr
 
 /* DuplicateHandle with another process as source or target: through the namespace
  * (inherit.c), for objects of the region (named, or unnamed ones created inheritable) */
-static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst, BOOL inherit, DWORD options)
+static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst, DWORD access, BOOL inherit,
+                       DWORD options)
 {
-    DWORD spid = GetProcessId(src_process), dpid = GetProcessId(dst_process), me = GetCurrentProcessId();
-    if (!spid || !dpid) return fail(ERROR_INVALID_HANDLE);
-    if (spid == me && dpid == me) return DuplicateHandle(GetCurrentProcess(), src, GetCurrentProcess(), dst, 0,
+    DWORD spid = nspa__proc_pid_for_dup(src_process), dpid = spid ? nspa__proc_pid_for_dup(dst_process) : 0;
+    DWORD me = GetCurrentProcessId();
+    if (!spid || !dpid) return FALSE;                   /* ERROR_INVALID_HANDLE / _ACCESS_DENIED */
+    if (spid == me && dpid == me) return DuplicateHandle(GetCurrentProcess(), src, GetCurrentProcess(), dst, access,
                                                          inherit, options);
     if (!dst || is_pseudo(src)) return fail(ERROR_INVALID_PARAMETER);
-    /* closing a handle in another process's table is not possible from here */
-    if ((options & DUPLICATE_CLOSE_SOURCE) && spid != me) return fail(ERROR_NOT_SUPPORTED);
     nspa_obj_t local = H(src), tmp = 0, out = 0;
     int r = 0;
     if (spid != me) {
-        r = nspa__dup_from_process((int32_t)spid, H(src), &tmp);
+        /* DUPLICATE_CLOSE_SOURCE: the source's handle is closed there (inherit.c) */
+        r = nspa__dup_from_process((int32_t)spid, H(src), &tmp, (options & DUPLICATE_CLOSE_SOURCE) != 0);
         local = tmp;
     }
-    if (!r) r = dpid == me ? nspa_dup(local, &out) : nspa__dup_to_process(local, (int32_t)dpid, &out);
+    if (!r && dpid == me) r = nspa_dup(local, &out);
+    else if (!r && nspa_obj_type(local) == NSPA_TYPE_FILE) r = io_dup_to_process(local, (int32_t)dpid, &out);
+    else if (!r) r = nspa__dup_to_process(local, (int32_t)dpid, &out);
     if (tmp) nspa_close(tmp);
     if (r) {
         DWORD e = r == -EOPNOTSUPP ? ERROR_NOT_SUPPORTED : r == -ESRCH ? ERROR_INVALID_HANDLE
@@ -319,6 +324,10 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
         return fail(e);
     }
     if (dpid == me && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    /* into this process: the access asked for (a handle given to another process gets
+     * every right: its ledger entry carries no mask, docs/process.md) */
+    if (dpid == me && !(options & DUPLICATE_SAME_ACCESS))
+        nspa__handle_set_access(out, nspa__nt_map_access(nspa_obj_type(out), access));
     if ((options & DUPLICATE_CLOSE_SOURCE) && spid == me) nspa_close(H(src));
     *dst = (HANDLE)(uintptr_t)out;
     return TRUE;
@@ -331,7 +340,7 @@ NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE d
                                         DWORD access, BOOL inherit, DWORD options)
 {
     if (src_process != GetCurrentProcess() || dst_process != GetCurrentProcess())
-        return dup_remote(src_process, src, dst_process, dst, inherit, options);
+        return dup_remote(src_process, src, dst_process, dst, access, inherit, options);
     /* NSPA keeps kernel32's older check: no place for the copy and no close asked */
     if (!dst && !(options & DUPLICATE_CLOSE_SOURCE)) return fail(ERROR_INVALID_PARAMETER);
     return nt_ok(NtDuplicateObject(src_process, src, dst_process, dst, access, inherit ? OBJ_INHERIT : 0,

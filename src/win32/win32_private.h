@@ -72,4 +72,7 @@ NSPA_HIDDEN HANDLE nspa__win32_open(nspa_nt_open_fn op, DWORD access, BOOL inher
  * handle, a non-waitable kind, duplicates in a wait-all, or nt_status's mapping. */
 NSPA_HIDDEN NTSTATUS nspa__nt_wait_error(int r, const nspa_obj_t *objs, uint32_t n, int all);
 #include "sync/sync_api.h"            /* the sync core internals the thread code uses */
+/* NT's generic mapping of an access mask for an object of sync type @type (src/nt):
+ * what a handle is granted */
+NSPA_HIDDEN uint32_t nspa__nt_map_access(int type, uint32_t access);
 #endif

@@ -1,0 +1,229 @@
+/*
+ * Descriptors given to another process: DuplicateHandle of a file, socket or pipe into
+ * another process of the namespace (docs/process.md, "Handles across processes").
+ *
+ * A file handle names a record of this process over a descriptor (src/io); it cannot
+ * grow into the region as sync objects do. What must cross is the descriptor itself,
+ * the same open file description (so the file pointer is shared, as NT's duplicated
+ * handle shares the file object). Inheritance passes descriptors at exec (src/io/
+ * inherit.c); a running process is reached through its MAILBOX: a listening AF_UNIX
+ * SOCK_SEQPACKET socket bound, when the process attaches to the namespace, next to the
+ * region file (a private 0700 directory: only this user's processes connect), named
+ * after its pid and start time (pid reuse cannot mix two processes' mailboxes).
+ *
+ * The giver, under the registry lock: picks a free handle index of the target from
+ * REMOTE_BASE on (as for sync objects, inherit.c), marks that ledger entry GIFT_MARK,
+ * connects to the target's mailbox and sends {index, description} with the descriptor
+ * (SCM_RIGHTS), and returns the handle value. The kernel holds the descriptor in the
+ * pending connection: nothing is open in the target until it takes it, and nothing
+ * leaks if it never does (its mailbox dies with it; its ledger's marks are not
+ * references). One connection per gift: a listening socket keeps up to its backlog of
+ * them (a datagram socket would keep only net.unix.max_dgram_qlen = 10).
+ *
+ * The target takes its gifts when it first uses such a handle: h_lookup's miss path
+ * (handles.c) finds GIFT_MARK in its ledger and drains the mailbox (gift_drain): every
+ * pending gift becomes a record of the I/O module (the adopt hook) placed at its index,
+ * whose ledger entry then says GIFT_HELD (the index is used by a local object: a later
+ * gift must not pick it) until the handle is closed. No thread waits on the mailbox and
+ * no wait or wake path looks at it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "sync/internal.h"
+
+#define GIFT_META 96                    /* the description's bytes (text, NUL ended) */
+
+struct gift_msg {
+    uint32_t index;                     /* handle index in the target */
+    uint32_t giver;                     /* the giver's pid (checked against SO_PEERCRED) */
+    char meta[GIFT_META];
+};
+
+static int mb_fd = -1;                  /* our mailbox (listening), or -1 */
+static char mb_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static pthread_mutex_t mb_lock = PTHREAD_MUTEX_INITIALIZER;
+static int (*adopt_hook)(int fd, const char *meta, nspa_obj_t *tmp);
+
+NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_obj_t *tmp))
+{
+    __atomic_store_n(&adopt_hook, fn, __ATOMIC_RELEASE);
+}
+
+/* the mailbox address of the process (@pid, @start); -ENAMETOOLONG when the region's
+ * path leaves no room */
+static int mb_addr(const struct ns *ns, uint32_t pid, uint64_t start, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path, sizeof(a->sun_path), "%s.mb.%u.%llu", ns->path, pid, (unsigned long long)start);
+    return n < 0 || (size_t)n >= sizeof(a->sun_path) ? -ENAMETOOLONG : 0;
+}
+
+/* Our mailbox, when this process takes its slot (procs.c; no lock held). A stale socket
+ * file of a dead process with our pid and start time cannot exist, but one of an
+ * earlier image of this very process (exec) can: replaced. Without a mailbox (path too
+ * long, no descriptors) files cannot be given to this process: the giver gets an error. */
+NSPA_HIDDEN void gift_open(struct ns *ns)
+{
+    struct sockaddr_un a;
+    const struct ns_proc *p = &ns->procs[ns->proc];
+    if (mb_fd >= 0 || mb_addr(ns, (uint32_t)getpid(), p->start_time, &a)) return;
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) return;
+    unlink(a.sun_path);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 4096)) {
+        close(fd);
+        return;
+    }
+    memcpy(mb_path, a.sun_path, sizeof(mb_path));
+    mb_fd = fd;
+}
+
+/* process exit: the socket file goes (the kernel drops pending gifts and their
+ * descriptors with the socket) */
+NSPA_HIDDEN void gift_close(void)
+{
+    if (mb_fd < 0) return;
+    close(mb_fd);
+    mb_fd = -1;
+    unlink(mb_path);
+}
+
+/* a fork child: the parent's mailbox is not its own (it gets its own with its slot) */
+NSPA_HIDDEN void gift_after_fork_child(void)
+{
+    pthread_mutex_init(&mb_lock, NULL);
+    if (mb_fd >= 0) close(mb_fd);
+    mb_fd = -1;
+}
+
+/* the sweep of dead process slot @p (registry lock held): its socket file */
+NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p)
+{
+    struct sockaddr_un a;
+    if (!mb_addr(ns, p->pid, p->start_time, &a)) unlink(a.sun_path);
+}
+
+/* A free index of process slot @s's ledger from REMOTE_BASE on (registry lock held):
+ * indices its own handles do not reach before a million of them. NULL: full. */
+NSPA_HIDDEN uint32_t *remote_free_index(struct ns *ns, uint32_t s, uint32_t *index)
+{
+    for (uint32_t i = REMOTE_BASE; i < LEDGER_DIR * LEDGER_CHUNK; i++) {
+        uint32_t *l = ledger_slot_of(ns, s, i, 1);
+        if (!l) return NULL;
+        if (*l) continue;
+        *index = i;
+        return l;
+    }
+    return NULL;
+}
+
+static int send_gift(const struct sockaddr_un *a, int fd, const struct gift_msg *m)
+{
+    int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (c < 0) return -errno;
+    int r = 0;
+    if (connect(c, (const struct sockaddr *)a, sizeof(*a))) {
+        r = errno == EAGAIN ? -ENOSPC : errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : -ESRCH;
+    } else {
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } u;
+        memset(&u, 0, sizeof(u));
+        struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
+        struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&h);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+        if (sendmsg(c, &h, MSG_NOSIGNAL) != (ssize_t)sizeof(*m)) r = errno == ETOOMANYREFS ? -EMFILE : -errno;
+    }
+    close(c);
+    return r;
+}
+
+NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_t *remote)
+{
+    struct ns *ns = ns_get();
+    if (!ns || ns->proc == UINT32_MAX) return ns ? -EACCES : ns_error();
+    struct gift_msg m;
+    memset(&m, 0, sizeof(m));
+    m.giver = (uint32_t)getpid();
+    if (strlen(meta) >= sizeof(m.meta)) return -EINVAL;
+    strcpy(m.meta, meta);
+    reg_lock(ns);
+    uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
+    int r = -ESRCH;
+    struct sockaddr_un a;
+    if (s != UINT32_MAX && s != ns->proc && !ns->procs[s].handoff &&
+        !(r = mb_addr(ns, ns->procs[s].pid, ns->procs[s].start_time, &a))) {
+        uint32_t i = 0, *l = remote_free_index(ns, s, &i);
+        r = -EMFILE;
+        if (l) {
+            /* marked before the send, both under the registry lock: a target that sees
+             * the mark and then takes the lock finds the gift in its mailbox */
+            jset32(ns, l, GIFT_MARK);
+            m.index = i;
+            r = send_gift(&a, fd, &m);
+            if (r) jset32(ns, l, 0);
+            else *remote = (i + 1) << 2;
+        }
+    }
+    reg_unlock(ns);
+    return r;
+}
+
+/* Take every pending gift (h_lookup's miss on a GIFT_MARK entry; no lock held). Each
+ * one's descriptor becomes a record (the adopt hook) placed at its index. */
+NSPA_HIDDEN void gift_drain(struct ns *ns)
+{
+    int (*adopt)(int, const char *, nspa_obj_t *) = __atomic_load_n(&adopt_hook, __ATOMIC_ACQUIRE);
+    reg_lock(ns);                       /* a giver between its mark and its send is done */
+    reg_unlock(ns);
+    pthread_mutex_lock(&mb_lock);
+    for (int c; mb_fd >= 0 && (c = accept4(mb_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0; close(c)) {
+        struct gift_msg m;
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } u;
+        struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+        struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+        /* a giver that connected after our look at the registry lock sends at once
+         * (it holds that lock from its mark to its send): wait for it, boundedly; a
+         * giver that died in between closes the connection (0) and its mark is rolled
+         * back with its journal */
+        struct timeval tv = { .tv_sec = 2 };
+        setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        ssize_t n = recvmsg(c, &h, MSG_CMSG_CLOEXEC);
+        struct cmsghdr *cm = n == (ssize_t)sizeof(m) ? CMSG_FIRSTHDR(&h) : NULL;
+        if (n != (ssize_t)sizeof(m)) continue;        /* not a gift: dropped */
+        int fd = -1;
+        if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
+            memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+        struct ucred cr;
+        socklen_t cl = sizeof(cr);
+        /* only this user's processes reach the directory; the check is belt and braces */
+        if (fd >= 0 && (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) || cr.uid != getuid() ||
+                        (uint32_t)cr.pid != m.giver)) {
+            close(fd);
+            fd = -1;
+        }
+        m.meta[sizeof(m.meta) - 1] = 0;
+        nspa_obj_t tmp = 0;
+        if (fd >= 0 && (!adopt || adopt(fd, m.meta, &tmp))) {
+            close(fd);
+            tmp = 0;
+        }
+        h_place_gift(ns, tmp, m.index);
+    }
+    pthread_mutex_unlock(&mb_lock);
+}
