@@ -211,6 +211,7 @@ NSPA_HIDDEN uint64_t obj_claim(struct sobj *o);
 NSPA_HIDDEN void obj_unclaim_if_idle(struct sobj *o);
 NSPA_HIDDEN void q_insert(struct sobj *o, struct went *e, uint32_t key);
 NSPA_HIDDEN void q_remove(struct sobj *o, struct went *e);
+extern NSPA_HIDDEN char nspa__queue_sync;   /* TSan: queue.c */
 NSPA_HIDDEN void q_requeue(struct sobj *o, struct went *e, uint32_t key);
 NSPA_HIDDEN uint32_t q_top_key(const struct sobj *o);
 

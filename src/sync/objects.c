@@ -252,8 +252,14 @@ NSPA_HIDDEN struct sobj *obj_region_new(struct ns *ns, int type, uint64_t word, 
     uint32_t top = h->obj_hwm;
     uint32_t idx = REGION_TAKE(ns, obj_free, obj_hwm, MAX_OBJECTS, ns->objs, next_free);
     if (idx == UINT32_MAX) return NULL;
-    if (idx == top) sync_mutex_init(&ns->objs[idx].lock, 1);   /* once per record, ever */
     struct sobj *o = &ns->objs[idx];
+    if (idx == top) {
+        sync_mutex_init(&o->lock, 1);       /* once per record, ever */
+        /* another process may hand a reference to this record to one of our threads
+         * (an owned-mutex list in a shared thread record, written by a fork child): an
+         * edge ThreadSanitizer cannot see; the reaper acquires what this releases */
+        NSPA_TSAN_RELEASE(&o->next_free);
+    }
     /* not reachable until its name or a handle exists: plain stores, journaled type */
     atomic_store(&o->word, word);
     o->q_head = o->q_tail = 0;

@@ -96,6 +96,13 @@ static inline int before(const struct went *a, uint32_t key, uint32_t ticket)
     return a->key > key || (a->key == key && (int32_t)(a->ticket - ticket) < 0);
 }
 
+/* ThreadSanitizer sees one process. A queue entry is linked and unlinked by threads of
+ * every process that shares the object, so a thread here that walks a queue (the
+ * reaper) reads links whose last writer in this process reached it only through
+ * another process's lock sections, an edge TSan cannot see. Every queue change here
+ * releases this address and the walkers acquire it. TSan builds only. */
+NSPA_HIDDEN char nspa__queue_sync;
+
 static void link_sorted(struct sobj *o, struct went *e)
 {
     uint64_t me = REF(e);
@@ -108,6 +115,7 @@ static void link_sorted(struct sobj *o, struct went *e)
     else o->q_head = me;
     if (next) E(next)->prev = me;
     else o->q_tail = me;
+    NSPA_TSAN_RELEASE(&nspa__queue_sync);
 }
 
 static void unlink_entry(struct sobj *o, struct went *e)
@@ -117,6 +125,7 @@ static void unlink_entry(struct sobj *o, struct went *e)
     if (e->next) E(e->next)->prev = e->prev;
     else o->q_tail = e->prev;
     e->next = e->prev = 0;
+    NSPA_TSAN_RELEASE(&nspa__queue_sync);
 }
 
 /* Queue entry @e (its wait already filled in) on @o with @key. Lock held; the word is

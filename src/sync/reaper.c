@@ -36,7 +36,9 @@ static uint32_t collect(struct ns *ns, struct nspa_futex_waitv *wv, struct thr *
             struct sobj *o = R(ref);
             /* the type is read before the lock: atomic (a record may be freed or reused meanwhile) */
             if (!o || __atomic_load_n(&o->type, __ATOMIC_RELAXED) != NSPA_TYPE_MUTEX) continue;
+            NSPA_TSAN_ACQUIRE(&o->next_free);   /* the record's making (obj_region_new) */
             obj_lock(o);
+            NSPA_TSAN_ACQUIRE(&nspa__queue_sync);   /* links written through other processes */
             for (uint64_t r = o->q_head; r && n < REAPER_WATCH; r = E(r)->next) {
                 struct thr *w = went_thr(E(r));
                 if (!in_region(w) || __atomic_load_n(&w->proc, __ATOMIC_RELAXED) == ns->proc) continue;
