@@ -11,35 +11,10 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "nspa_test.h"
+#include "vm_util.h"
 
 #define DIR1G "/sys/kernel/mm/hugepages/hugepages-1048576kB"
 #define GIB ((SIZE_T)1 << 30)
-
-static long read_long(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    long v = -1;
-    if (f) { if (fscanf(f, "%ld", &v) != 1) v = -1; fclose(f); }
-    return v;
-}
-static int write_long(const char *path, long v)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    int r = fprintf(f, "%ld\n", v) > 0 ? 0 : -1;
-    return fclose(f) ? -1 : r;
-}
-
-static BOOL lock_privilege(BOOL on)
-{
-    HANDLE tok;
-    TOKEN_PRIVILEGES tp = { 1, { { { 0, 0 }, on ? SE_PRIVILEGE_ENABLED : 0 } } };
-    if (!OpenProcessToken(GetCurrentProcess(), TOKEN_ADJUST_PRIVILEGES | TOKEN_QUERY, &tok)) return FALSE;
-    if (!LookupPrivilegeValueA(NULL, "SeLockMemoryPrivilege", &tp.Privileges[0].Luid)) return FALSE;
-    BOOL ok = AdjustTokenPrivileges(tok, FALSE, &tp, 0, NULL, NULL) && GetLastError() == ERROR_SUCCESS;
-    CloseHandle(tok);
-    return ok;
-}
 
 static void *alloc_1g(SIZE_T size)
 {
@@ -59,7 +34,7 @@ int main(void)
         printf("SKIP 1 GiB pages: the host has no 1 GiB page size (the refusal was checked)\n");
         return nspa_test_done();
     }
-    if (!lock_privilege(TRUE)) {
+    if (!set_lock_privilege(TRUE)) {
         CHECK(alloc_1g(GIB) == NULL);
         CHECK_EQ(GetLastError(), ERROR_PRIVILEGE_NOT_HELD);
         printf("SKIP 1 GiB pages: the process may not lock memory (the refusal was checked)\n");
@@ -105,6 +80,6 @@ int main(void)
         }
     }
     if (added) CHECK_EQ(write_long(DIR1G "/nr_hugepages", nr), 0);
-    CHECK(lock_privilege(FALSE));
+    CHECK(set_lock_privilege(FALSE));
     return nspa_test_done();
 }
