@@ -434,7 +434,7 @@ static int proc_may(HANDLE h, uint32_t need)
 
 /* the pid of process handle @h for DuplicateHandle, which needs PROCESS_DUP_HANDLE on it:
  * 0 with ERROR_INVALID_HANDLE or ERROR_ACCESS_DENIED */
-NSPA_HIDDEN DWORD nspa__proc_pid_for_dup(HANDLE h)
+static DWORD proc_pid_with(HANDLE h, DWORD need)
 {
     uint32_t pid, ec;
     int sig;
@@ -442,12 +442,14 @@ NSPA_HIDDEN DWORD nspa__proc_pid_for_dup(HANDLE h)
         SetLastError(ERROR_INVALID_HANDLE);
         return 0;
     }
-    if (!proc_may(h, PROCESS_DUP_HANDLE)) {
+    if (!proc_may(h, need)) {
         SetLastError(ERROR_ACCESS_DENIED);
         return 0;
     }
     return pid;
 }
+
+NSPA_HIDDEN DWORD nspa__proc_pid_for_dup(HANDLE h) { return proc_pid_with(h, PROCESS_DUP_HANDLE); }
 
 NSPA_EXPORT HANDLE WINAPI OpenProcess(DWORD access, BOOL inherit, DWORD pid)
 {
@@ -501,20 +503,7 @@ NSPA_EXPORT BOOL WINAPI GetExitCodeProcess(HANDLE h, LPDWORD code)
     return TRUE;
 }
 
-NSPA_EXPORT DWORD WINAPI GetProcessId(HANDLE h)
-{
-    uint32_t pid, ec;
-    int sig;
-    if (proc_info(h, &pid, &ec, &sig)) {
-        SetLastError(ERROR_INVALID_HANDLE);
-        return 0;
-    }
-    if (!proc_may(h, QUERY_ANY)) {
-        SetLastError(ERROR_ACCESS_DENIED);
-        return 0;
-    }
-    return pid;
-}
+NSPA_EXPORT DWORD WINAPI GetProcessId(HANDLE h) { return proc_pid_with(h, QUERY_ANY); }
 
 NSPA_EXPORT DWORD WINAPI GetProcessIdOfThread(HANDLE h)
 {
