@@ -238,6 +238,7 @@ static inline struct thr *went_thr(struct went *e)
 
 /* ---- wakes and grants (wake.c) ---------------------------------------------------- */
 NSPA_HIDDEN void sync_try_wake(struct sobj *o);
+NSPA_HIDDEN void sync_serve(struct sobj *o);       /* sync_try_wake, then unclaim if idle */
 NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32_t n, int serve);
 NSPA_HIDDEN void obj_recover(struct sobj *o);
 NSPA_HIDDEN int obj_signaled_for(const struct sobj *o, uint64_t w, uint32_t owner);

@@ -253,8 +253,7 @@ NSPA_HIDDEN int nspa__exit_obj_signal(nspa_obj_t h, int type, uint32_t exit_code
     uint64_t w = obj_claim(o);
     __atomic_store_n(&o->ext, exit_code, __ATOMIC_RELAXED);
     atomic_store_explicit(&o->word, w | EVT_SIGNALED, memory_order_release);
-    sync_try_wake(o);
-    obj_unclaim_if_idle(o);
+    sync_serve(o);
     obj_unlock(o);
     return 0;
 }

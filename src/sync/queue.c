@@ -219,6 +219,5 @@ NSPA_HIDDEN void obj_recover(struct sobj *o)
     /* wakes the dead holder may have owed */
     for (uint64_t r = o->q_head; r; r = E(r)->next)
         if (atomic_load(&went_thr(E(r))->futex) & W_ENDED) waiter_wake(went_thr(E(r)));
-    sync_try_wake(o);
-    obj_unclaim_if_idle(o);
+    sync_serve(o);
 }

@@ -154,8 +154,7 @@ NSPA_HIDDEN int nspa__timer_fire(nspa_obj_t h, uint32_t gen, uint64_t next_due, 
         }
         uint64_t w = obj_claim(o);
         atomic_store_explicit(&o->word, w | EVT_SIGNALED, memory_order_release);
-        sync_try_wake(o);
-        obj_unclaim_if_idle(o);
+        sync_serve(o);
     }
     obj_unlock(o);
     return r;

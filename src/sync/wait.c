@@ -363,16 +363,6 @@ static int any_forwarder(struct sobj *const *objs, uint32_t n)
     return 0;
 }
 
-/* Serve @o's queue (lock held) and hand the word back to the fast path if that
- * emptied it (rule 2). Without the second step, a waiter granted here (often the
- * caller itself) left its object claimed with nobody queued: every later fast path
- * missed until some slow path happened to run, and nspa_check_namespace saw it. */
-static void serve_locked(struct sobj *o)
-{
-    sync_try_wake(o);
-    obj_unclaim_if_idle(o);
-}
-
 /* Queue, be served, sleep, leave. WAIT_RESTART: an object of the wait grew into the
  * region meanwhile (inherit.c, obj_promote); the caller resolves the handles again. */
 static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct sobj **objs, uint32_t count,
@@ -413,7 +403,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
             return cut ? -EBADF : ended_result(args, v);   /* granted meanwhile: that stands */
         }
         q_insert(o, &t->ent[i], qkey);
-        if (n == 1 && !all) serve_locked(o);    /* one object: served in the same section */
+        if (n == 1 && !all) sync_serve(o);    /* one object: served in the same section */
         obj_unlock(o);
     }
     if (all) {
@@ -423,7 +413,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
         if (atomic_load_explicit(&t->futex, memory_order_acquire) & W_ENDED) break;
         if (all && i < count) continue;
         obj_lock(objs[i]);
-        serve_locked(objs[i]);
+        sync_serve(objs[i]);
         obj_unlock(objs[i]);
     }
 
@@ -465,7 +455,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
             if (all && !take_all(t, objs, count, owner)) {
                 for (uint32_t i = 0; i < count; i++) {
                     obj_lock(objs[i]);
-                    serve_locked(objs[i]);
+                    sync_serve(objs[i]);
                     obj_unlock(objs[i]);
                 }
             }

@@ -451,6 +451,17 @@ NSPA_HIDDEN void sync_try_wake(struct sobj *o)
     }
 }
 
+/* Serve @o's queue (lock held) and hand the word back to the fast path if that emptied
+ * it (rule 2): what every caller does that changes nothing after the service (a pulse,
+ * which resets the word after it, calls the two apart). Without the second step a
+ * waiter granted here (often the caller itself) left its object claimed with nobody
+ * queued: every later fast path missed until some slow path ran. */
+NSPA_HIDDEN void sync_serve(struct sobj *o)
+{
+    sync_try_wake(o);
+    obj_unclaim_if_idle(o);
+}
+
 /* ---- abandonment -------------------------------------------------------------------- */
 
 /* Abandon mutex @o (its owner is gone): unowned, abandoned, waiters served. Lock held. */
@@ -461,8 +472,7 @@ NSPA_HIDDEN void mtx_abandon(struct sobj *o)
     uint64_t nw = mtx_make_word(o, 0, 0, 1, &ext);
     __atomic_store_n(&o->ext, ext, __ATOMIC_RELAXED);
     atomic_store_explicit(&o->word, nw | OBJ_CLAIMED, memory_order_release);
-    sync_try_wake(o);
-    obj_unclaim_if_idle(o);
+    sync_serve(o);
 }
 
 /* Thread @t (id @tid) is gone: abandon every mutex it owns. Objects this process
