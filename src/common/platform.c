@@ -1,6 +1,7 @@
 /* The platform layer's out-of-line part (platform.h): environment options, the start
- * time of a task. */
+ * time of a task, die points. */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,20 @@ NSPA_HIDDEN int nspa_env_is(const char *name, const char *value)
 {
     const char *e = getenv(name);
     return e && !strcasecmp(e, value);
+}
+
+/* NSPA_TEST_DIE_AT names one die point; a process that reaches it kills itself with
+ * SIGKILL there. Read at the first die point the process reaches: a test sets it in the
+ * environment of a process it starts (exec), not of one it forks. */
+NSPA_HIDDEN void nspa__die_point(const char *name)
+{
+    static const char *at = (const char *)1;
+    const char *a = __atomic_load_n(&at, __ATOMIC_RELAXED);
+    if (a == (const char *)1) {
+        a = getenv("NSPA_TEST_DIE_AT");
+        __atomic_store_n(&at, a, __ATOMIC_RELAXED);
+    }
+    if (a && !strcmp(a, name)) raise(SIGKILL);
 }
 
 NSPA_HIDDEN int nspa_task_times(int pid, int tid, uint64_t *utime, uint64_t *stime, uint64_t *start)

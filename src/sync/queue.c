@@ -195,10 +195,18 @@ NSPA_HIDDEN void obj_recover(struct sobj *o)
     if (o->in_region && nspa_ns) atomic_fetch_add(&nspa_ns->hdr->obj_recoveries, 1);
     if (o->intent.waiter) {
         int landed = intent_landed(o);
-        if (landed && o->type == NSPA_TYPE_MUTEX) owned_add(R(o->intent.waiter), o);
+        /* An intent that changes nothing (grant_all_inline's, left while it wakes a
+         * waiter it granted) owes only the wake: the word is left as it is. Writing
+         * a copy back is right only while the copy is current; once a word is back
+         * with the fast path it is not, and a mutex released since would be owned
+         * again, by a thread that no longer knows it and never lists it. */
+        int change = o->intent.old_word != o->intent.new_word || o->intent.old_ext != o->intent.new_ext;
+        if (landed && change && o->type == NSPA_TYPE_MUTEX) owned_add(R(o->intent.waiter), o);
         if (landed) waiter_wake(R(o->intent.waiter));   /* the dead holder may owe it */
-        atomic_store(&o->word, (landed ? o->intent.new_word : o->intent.old_word) | OBJ_CLAIMED);
-        __atomic_store_n(&o->ext, landed ? o->intent.new_ext : o->intent.old_ext, __ATOMIC_RELAXED);
+        if (change) {
+            atomic_store(&o->word, (landed ? o->intent.new_word : o->intent.old_word) | OBJ_CLAIMED);
+            __atomic_store_n(&o->ext, landed ? o->intent.new_ext : o->intent.old_ext, __ATOMIC_RELAXED);
+        }
         memset(&o->intent, 0, sizeof(o->intent));
     }
     uint64_t me = REF(o);

@@ -36,7 +36,10 @@
  *     wait-all: by the waiter itself holding all its objects' locks; timeout: by the
  *     waiter). The granter changes the object word after that CAS, with o->intent
  *     recording old and new words first: a holder killed at any instant leaves the
- *     object either as it was or as the grant made it (obj_recover()).
+ *     object either as it was or as the grant made it (obj_recover()). The intent's
+ *     words are valid only while the word stays claimed: the word stays claimed while
+ *     an intent names a waiter, queue or no queue. An intent with equal old and new
+ *     words (grant_all_inline's, while it wakes the waiter) owes only the wake.
  *  5. A queue entry's obj field is set before it is linked and cleared after it is
  *     unlinked: a holder killed mid-link leaves entries that recovery relinks in
  *     (key, ticket) order by scanning the thread records.

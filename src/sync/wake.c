@@ -339,12 +339,17 @@ static int grant_all_inline(struct sobj *o, struct thr *t)
     r = grant_all_locked(t, objs, n, 1);
     inline_depth--;
     if (r) {
-        /* the intent of @o names the granted waiter until it is woken (see wake_granted):
-         * the words are final, so recovery only wakes it */
-        uint64_t w = atomic_load_explicit(&o->word, memory_order_relaxed);
+        /* the intent of @o names the granted waiter until it is woken (see wake_granted).
+         * The grant handed @o's word back to the fast path if its queue emptied: claim
+         * it again, so that the intent's word stays valid (rule 4) and a holder killed
+         * before the wake leaves @o to the next locker (rule 7), whom every later
+         * operation on @o is then. The words are final: the intent records no change
+         * (old == new), and recovery only wakes the waiter. The caller unclaims @o. */
+        uint64_t w = obj_claim(o);
         o->intent.old_word = o->intent.new_word = w;
         o->intent.old_ext = o->intent.new_ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
         __atomic_store_n(&o->intent.waiter, REF(t), __ATOMIC_RELEASE);
+        nspa__die_point("grant_all_inline");
         wake_granted(o, t);
         __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
     }
