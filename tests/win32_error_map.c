@@ -15,6 +15,10 @@
 #undef GetLastError
 #undef SetLastError
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include "nspa_test.h"
 
@@ -290,6 +294,40 @@ static DWORD WINAPI quick_win32_thread(LPVOID arg) { return 0; }
 static VOID CALLBACK never_apc(ULONG_PTR p) { (void)p; }
 static void NTAPI never_nt_apc(ULONG_PTR a1, ULONG_PTR a2, ULONG_PTR a3) { (void)a1, (void)a2, (void)a3; }
 
+/* A file the kernel refuses to write or delete (FS_IMMUTABLE_FL): EPERM, which the file
+ * calls report as Windows does for a read-only file, ERROR_ACCESS_DENIED (it was
+ * ERROR_GEN_FAILURE for CreateFile). Needs CAP_LINUX_IMMUTABLE and a file system with
+ * the flag: said so and left out otherwise. */
+static void immutable_file(void)
+{
+    char path[] = "/var/tmp/nspa-errmap-ro-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        printf("immutable file: not checked (mkstemp: %s)\n", strerror(errno));
+        return;
+    }
+    int fl = 0;
+    int ok = ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0 && (fl |= FS_IMMUTABLE_FL, ioctl(fd, FS_IOC_SETFLAGS, &fl) == 0);
+    int why = errno;
+    close(fd);
+    if (!ok) {
+        printf("immutable file: not checked (FS_IOC_SETFLAGS: %s)\n", strerror(why));
+        unlink(path);
+        return;
+    }
+    CHECK(CreateFileA(path, GENERIC_WRITE, 0, NULL, OPEN_EXISTING, 0, NULL) == INVALID_HANDLE_VALUE);
+    CHECK_EQ(lib_GetLastError(), ERROR_ACCESS_DENIED);
+    CHECK(!DeleteFileA(path));
+    CHECK_EQ(lib_GetLastError(), ERROR_ACCESS_DENIED);
+    fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        fl &= ~FS_IMMUTABLE_FL;
+        CHECK(ioctl(fd, FS_IOC_SETFLAGS, &fl) == 0);
+        close(fd);
+    }
+    CHECK(unlink(path) == 0);
+}
+
 /* the call sites that used to pick their error inline, through the library */
 static void call_sites(void)
 {
@@ -324,6 +362,7 @@ static void call_sites(void)
     CHECK(!WriteFile(wr, "x", 1, &n, NULL));
     CHECK_EQ(lib_GetLastError(), ERROR_NO_DATA);
     CloseHandle(wr);
+    immutable_file();
     CHECK(CreateFileA(NULL, GENERIC_READ, 0, NULL, OPEN_EXISTING, 0, NULL) == INVALID_HANDLE_VALUE);
     CHECK_EQ(lib_GetLastError(), ERROR_PATH_NOT_FOUND);
     CHECK(!DeleteFileW(NULL));

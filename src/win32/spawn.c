@@ -54,20 +54,20 @@ extern char **environ;
 
 /* ---- finding the program ------------------------------------------------------------ */
 
-/* 0: @path is an executable regular file; else the Win32 error it would give. Not a
- * mapping of the failure but the search's verdict on one candidate (found, there but not
- * runnable, or absent): a candidate stat() cannot reach, whatever the errno, is absent. */
+/* 0: @path is an executable regular file; else the Win32 error it would give (stat's
+ * -EACCES: ERROR_ACCESS_DENIED; the search, try_name, counts every other one as absent) */
 static DWORD check_file(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) < 0) return errno == EACCES ? ERROR_ACCESS_DENIED : ERROR_FILE_NOT_FOUND;
+    if (stat(path, &st) < 0) return win32_error_from_errno(-errno, WIN32_ERR_PROCESS);
     if (!S_ISREG(st.st_mode)) return ERROR_ACCESS_DENIED;       /* a directory: as NT */
     if (access(path, X_OK) < 0) return ERROR_ACCESS_DENIED;
     return 0;
 }
 
 /* Try @name in @dir (NULL: as it is), with and without ".exe". 0 and @out filled, or the
- * most telling error (a file that exists but cannot run beats one that does not exist). */
+ * most telling error (a file that exists but cannot run beats one that does not exist):
+ * the search's rule over the candidates' errors, not an error mapping. */
 static DWORD try_name(const char *dir, const char *name, char *out, size_t cap)
 {
     char base[PATH_MAX];
