@@ -1,6 +1,6 @@
 # Win32 layer basics
 nspa_add_test(win32_lasterror SOURCES tests/win32_lasterror.c WIN32 THREADED)
-nspa_add_test(win32_error_map SOURCES tests/win32_error_map.c WIN32)
+nspa_add_test(win32_error_map SOURCES tests/win32_error_map.c WIN32 THREADED)
 # Win32 sync objects, waits, handles, threads, APCs, clocks, Interlocked (issue 2)
 nspa_add_test(win32_event SOURCES tests/win32_event.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(win32_mutex SOURCES tests/win32_mutex.c WIN32 THREADED TIMEOUT 60)

@@ -38,22 +38,6 @@ NSPA_EXPORT void FreeAddrInfoW(struct waddrinfo *ai);
 
 static int fam_from_win(int f) { return f == 2 ? AF_INET : f == 23 ? AF_INET6 : f == 0 ? AF_UNSPEC : -1; }
 
-static int eai_to_wsa(int e)
-{
-    switch (e) {
-    case EAI_NONAME: case EAI_NODATA: case EAI_ADDRFAMILY: return 11001;   /* WSAHOST_NOT_FOUND */
-    case EAI_AGAIN: return 11002;
-    case EAI_FAIL: return 11003;
-    case EAI_FAMILY: return 10047;
-    case EAI_MEMORY: return 8;
-    case EAI_SERVICE: return 10109;
-    case EAI_SOCKTYPE: return 10044;
-    case EAI_BADFLAGS: return 10022;
-    case EAI_SYSTEM: return (int)win32_error_from_errno(errno, WIN32_ERR_WSA);
-    default: return 11003;
-    }
-}
-
 /* @wide: canonical names in UTF-16 (GetAddrInfoW) */
 static int resolve(const char *node, const char *service, const struct waddrinfo *hints, struct waddrinfo **res,
                    int wide)
@@ -73,7 +57,7 @@ static int resolve(const char *node, const char *service, const struct waddrinfo
                      (f & 0x08 ? AI_NUMERICSERV : 0) | (f & 0x0400 ? AI_ADDRCONFIG : 0);
     }
     int e = getaddrinfo(node, service, hints ? &h : NULL, &lr);
-    if (e) return eai_to_wsa(e);
+    if (e) return win32_wsa_from_eai(e);
     struct waddrinfo **tail = res;
     for (struct addrinfo *a = lr; a; a = a->ai_next) {
         if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;

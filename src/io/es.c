@@ -75,7 +75,7 @@ NSPA_HIDDEN void io_es_poll(struct io_file *f)
         if (connected && (p.revents & POLLOUT) && !soerr) record(f, E_WRITE, 1, 0, &newly);
         if (f->es_connected && !f->es_closed && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) && avail == 0) {
             f->es_closed = 1;
-            record(f, E_CLOSE, 5, soerr == ECONNRESET ? 10054 : soerr ? (int)win32_error_from_errno(soerr, WIN32_ERR_WSA) : 0, &newly);
+            record(f, E_CLOSE, 5, soerr ? (int)win32_error_from_errno(soerr, WIN32_ERR_WSA) : 0, &newly);
         }
     } else {
         if (p.revents & POLLIN) record(f, E_READ, 0, 0, &newly);

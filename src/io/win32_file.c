@@ -30,10 +30,11 @@ static inline uint32_t H32(HANDLE h) { return (uint32_t)(uintptr_t)h; }
 /* the file calls' errors (win32_error.h) */
 static inline DWORD err_of(int r) { return win32_error_from_errno(r, WIN32_ERR_FILE); }
 
-/* Windows path -> Linux path (see the header comment). 0, or an error code. */
+/* Windows path -> Linux path (see the header comment). 0, or an error code: argument
+ * checks (no path: ERROR_PATH_NOT_FOUND, as CreateFile and DeleteFile say for NULL). */
 static DWORD map_path(const char *w, char *out, size_t cap)
 {
-    if (!w) return ERROR_INVALID_PARAMETER;
+    if (!w) return ERROR_PATH_NOT_FOUND;
     if (!strncmp(w, "\\\\?\\", 4)) w += 4;
     if (((w[0] >= 'A' && w[0] <= 'Z') || (w[0] >= 'a' && w[0] <= 'z')) && w[1] == ':') w += 2;
     size_t n = strlen(w);
@@ -44,7 +45,7 @@ static DWORD map_path(const char *w, char *out, size_t cap)
 
 static DWORD utf8_of(LPCWSTR w, char *out, size_t cap)
 {
-    if (!w) return ERROR_INVALID_PARAMETER;
+    if (!w) return ERROR_PATH_NOT_FOUND;
     size_t n = nspa__wlen(w);
     if (n * 3 + 1 > cap) return ERROR_FILENAME_EXCED_RANGE;
     size_t l = nspa_utf16_to_utf8(w, n, out, cap - 1, NULL);
@@ -58,7 +59,7 @@ NSPA_EXPORT HANDLE WINAPI CreateFileA(LPCSTR name, DWORD access, DWORD share, LP
     char p[PATH_CAP];
     DWORD e = map_path(name, p, sizeof(p));
     if (e) {
-        SetLastError(e == ERROR_INVALID_PARAMETER ? ERROR_PATH_NOT_FOUND : e);
+        SetLastError(e);
         return INVALID_HANDLE_VALUE;
     }
     uint32_t h;
@@ -78,7 +79,7 @@ NSPA_EXPORT HANDLE WINAPI CreateFileW(LPCWSTR name, DWORD access, DWORD share, L
     char u[PATH_CAP];
     DWORD e = utf8_of(name, u, sizeof(u));
     if (e) {
-        SetLastError(e == ERROR_INVALID_PARAMETER ? ERROR_PATH_NOT_FOUND : e);
+        SetLastError(e);
         return INVALID_HANDLE_VALUE;
     }
     return CreateFileA(u, access, share, sa, disposition, flags, tmpl);
@@ -89,9 +90,8 @@ static BOOL rw(HANDLE h, int wr, void *buf, DWORD len, LPDWORD done, LPOVERLAPPE
     if (done) *done = 0;
     uint32_t n = 0;
     int r = io_file_rw(H32(h), wr, buf, len, &n, ov, routine);
-    if (r == -EINPROGRESS) return fail(ERROR_IO_PENDING);
-    if (r == -EPIPE) return fail(wr ? ERROR_NO_DATA : ERROR_BROKEN_PIPE);   /* pipes (pipe.c) */
-    if (r) return fail(err_of(r));
+    /* -EINPROGRESS: ERROR_IO_PENDING; -EPIPE: a pipe's other end gone (pipe.c) */
+    if (r) return fail(win32_error_from_errno(r, WIN32_ERR_FILE | (wr ? WIN32_ERR_WRITE : 0)));
     if (done) *done = n;
     return TRUE;
 }
@@ -163,7 +163,7 @@ NSPA_EXPORT DWORD WINAPI GetFileType(HANDLE h)
 {
     int t = io_file_type(H32(h));
     if (t < 0) {
-        SetLastError(ERROR_INVALID_HANDLE);
+        SetLastError(err_of(t));
         return FILE_TYPE_UNKNOWN;
     }
     SetLastError(0);
@@ -174,16 +174,16 @@ NSPA_EXPORT BOOL WINAPI DeleteFileA(LPCSTR name)
 {
     char p[PATH_CAP];
     DWORD e = map_path(name, p, sizeof(p));
-    if (e) return fail(e == ERROR_INVALID_PARAMETER ? ERROR_PATH_NOT_FOUND : e);
+    if (e) return fail(e);
     if (unlink(p) == 0) return TRUE;
-    return fail(errno == EISDIR || errno == EPERM ? ERROR_ACCESS_DENIED : err_of(-errno));
+    return fail(err_of(-errno));            /* a directory, a protected file: ERROR_ACCESS_DENIED */
 }
 
 NSPA_EXPORT BOOL WINAPI DeleteFileW(LPCWSTR name)
 {
     char u[PATH_CAP];
     DWORD e = utf8_of(name, u, sizeof(u));
-    if (e) return fail(e == ERROR_INVALID_PARAMETER ? ERROR_PATH_NOT_FOUND : e);
+    if (e) return fail(e);
     return DeleteFileA(u);
 }
 

@@ -27,12 +27,9 @@ static uint64_t deadline_of(DWORD ms)
     return nspa_time_ns() + (uint64_t)ms * 1000000ull;
 }
 
-static DWORD err_of(int r)
-{
-    if (r == -EBADF || r == -EINVAL) return ERROR_INVALID_HANDLE;
-    if (r == -ENOTSOCK) return ERROR_INVALID_HANDLE;
-    return win32_error_from_errno(r, WIN32_ERR_FILE);
-}
+/* the port calls' errors (win32_error.h): the file family, a wait's outcomes for the
+ * dequeues (WIN32_ERR_WAIT), a completion packet's record for a post */
+static DWORD err_of(int r, unsigned call) { return win32_error_from_errno(r, WIN32_ERR_FILE | call); }
 
 NSPA_EXPORT HANDLE WINAPI CreateIoCompletionPort(HANDLE file, HANDLE port, ULONG_PTR key, DWORD concurrency)
 {
@@ -44,7 +41,7 @@ NSPA_EXPORT HANDLE WINAPI CreateIoCompletionPort(HANDLE file, HANDLE port, ULONG
         }
         int r = io_port_new(concurrency, &p);
         if (r) {
-            SetLastError(err_of(r));
+            SetLastError(err_of(r, 0));
             return NULL;
         }
         return (HANDLE)(uintptr_t)p;
@@ -53,7 +50,7 @@ NSPA_EXPORT HANDLE WINAPI CreateIoCompletionPort(HANDLE file, HANDLE port, ULONG
     if (!port) {                           /* a new port, and the file associated with it */
         int r = io_port_new(concurrency, &p);
         if (r) {
-            SetLastError(err_of(r));
+            SetLastError(err_of(r, 0));
             return NULL;
         }
         port = (HANDLE)(uintptr_t)p;
@@ -62,7 +59,7 @@ NSPA_EXPORT HANDLE WINAPI CreateIoCompletionPort(HANDLE file, HANDLE port, ULONG
     int r = io_port_assoc(H32(file), H32(port), key);
     if (r) {
         if (made) CloseHandle(port);
-        SetLastError(r == -EINVAL ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE);
+        SetLastError(err_of(r, 0));       /* -EINVAL: associated already */
         return NULL;
     }
     return port;
@@ -76,9 +73,7 @@ NSPA_EXPORT BOOL WINAPI GetQueuedCompletionStatus(HANDLE port, LPDWORD bytes, PU
     int r = io_port_dequeue(H32(port), &e, 1, deadline_of(ms), 0);
     if (r < 0) {
         *ov = NULL;
-        if (r == -ETIMEDOUT) return fail(WAIT_TIMEOUT);
-        if (r == -EOWNERDEAD) return fail(ERROR_ABANDONED_WAIT_0);
-        return fail(ERROR_INVALID_HANDLE);
+        return fail(err_of(r, WIN32_ERR_WAIT));
     }
     *bytes = e.bytes;
     *key = e.key;
@@ -94,12 +89,7 @@ NSPA_EXPORT BOOL WINAPI GetQueuedCompletionStatusEx(HANDLE port, LPOVERLAPPED_EN
     if (!entries || !count || !removed) return fail(ERROR_INVALID_PARAMETER);
     *removed = 0;
     int r = io_port_dequeue(H32(port), (struct io_entry *)entries, count, deadline_of(ms), alertable);
-    if (r < 0) {
-        if (r == -ETIMEDOUT) return fail(WAIT_TIMEOUT);
-        if (r == -EINTR) return fail(WAIT_IO_COMPLETION);
-        if (r == -EOWNERDEAD) return fail(ERROR_ABANDONED_WAIT_0);
-        return fail(ERROR_INVALID_HANDLE);
-    }
+    if (r < 0) return fail(err_of(r, WIN32_ERR_WAIT));
     *removed = (ULONG)r;
     return TRUE;
 }
@@ -107,23 +97,21 @@ NSPA_EXPORT BOOL WINAPI GetQueuedCompletionStatusEx(HANDLE port, LPOVERLAPPED_EN
 NSPA_EXPORT BOOL WINAPI PostQueuedCompletionStatus(HANDLE port, DWORD bytes, ULONG_PTR key, LPOVERLAPPED ov)
 {
     int r = io_port_post_h(H32(port), bytes, key, ov);
-    return r ? fail(r == -ENOMEM ? ERROR_NO_SYSTEM_RESOURCES : ERROR_INVALID_HANDLE) : TRUE;
+    return r ? fail(err_of(r, WIN32_ERR_PACKET)) : TRUE;
 }
 
 NSPA_EXPORT BOOL WINAPI SetFileCompletionNotificationModes(HANDLE file, UCHAR flags)
 {
     int r = io_set_notify(H32(file), flags);
-    return r ? fail(r == -EINVAL ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE) : TRUE;
+    return r ? fail(err_of(r, 0)) : TRUE;
 }
 
 NSPA_EXPORT BOOL WINAPI GetOverlappedResultEx(HANDLE file, LPOVERLAPPED ov, LPDWORD bytes, DWORD ms, BOOL alertable)
 {
     if (!ov || !bytes) return fail(ERROR_INVALID_PARAMETER);
     int r = io_ovl_wait(H32(file), ov, deadline_of(ms), alertable);
-    if (r == -EINPROGRESS) return fail(ERROR_IO_INCOMPLETE);
-    if (r == -ETIMEDOUT) return fail(ms ? WAIT_TIMEOUT : ERROR_IO_INCOMPLETE);
-    if (r == -EINTR) return fail(WAIT_IO_COMPLETION);
-    if (r) return fail(ERROR_INVALID_HANDLE);
+    if (r == -ETIMEDOUT && !ms) r = -EINPROGRESS;   /* a zero wait is a look: still pending */
+    if (r) return fail(win32_error_from_errno(r, WIN32_ERR_IO | WIN32_ERR_WAIT));
     *bytes = (DWORD)ov->InternalHigh;
     uint32_t st = (uint32_t)ov->Internal;
     return st ? fail(win32_error_from_status((NTSTATUS)st, WIN32_ERR_IO)) : TRUE;
@@ -137,8 +125,8 @@ NSPA_EXPORT BOOL WINAPI GetOverlappedResult(HANDLE file, LPOVERLAPPED ov, LPDWOR
 NSPA_EXPORT BOOL WINAPI CancelIoEx(HANDLE file, LPOVERLAPPED ov)
 {
     int r = io_cancel_h(H32(file), ov, 0);
-    if (r < 0) return fail(ERROR_INVALID_HANDLE);
-    if (r == 0) return fail(ERROR_NOT_FOUND);
+    if (r < 0) return fail(err_of(r, 0));
+    if (r == 0) return fail(ERROR_NOT_FOUND);       /* a count, not a failure: nothing to cancel */
     return TRUE;
 }
 
@@ -146,5 +134,5 @@ NSPA_EXPORT BOOL WINAPI CancelIo(HANDLE file)
 {
     /* the calling thread's operations on the handle; none is not an error */
     int r = io_cancel_h(H32(file), NULL, 1);
-    return r < 0 ? fail(ERROR_INVALID_HANDLE) : TRUE;
+    return r < 0 ? fail(err_of(r, 0)) : TRUE;
 }

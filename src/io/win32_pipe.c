@@ -21,9 +21,7 @@ NSPA_EXPORT BOOL WINAPI CreatePipe(PHANDLE rd, PHANDLE wr, LPSECURITY_ATTRIBUTES
     if (!rd || !wr) return fail(ERROR_NOACCESS);
     uint32_t r, w;
     int e = io_pipe_create(size, &r, &w);
-    if (e) return fail(e == -ENOMEM ? ERROR_NOT_ENOUGH_MEMORY : e == -EMFILE || e == -ENFILE
-                                                                    ? ERROR_TOO_MANY_OPEN_FILES
-                                                                    : win32_error_from_errno(e, WIN32_ERR_FILE));
+    if (e) return fail(win32_error_from_errno(e, WIN32_ERR_FILE));
     if (sa && sa->bInheritHandle) {
         nspa_handle_set_flags(r, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
         nspa_handle_set_flags(w, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
@@ -37,8 +35,7 @@ NSPA_EXPORT BOOL WINAPI PeekNamedPipe(HANDLE h, LPVOID buf, DWORD size, LPDWORD 
 {
     uint32_t got = 0, av = 0;
     int e = io_pipe_peek((uint32_t)(uintptr_t)h & ~3u, buf, size, &got, &av);
-    if (e) return fail(e == -EPIPE ? ERROR_BROKEN_PIPE : e == -EBADF || e == -EINVAL ? ERROR_INVALID_HANDLE
-                                                                                      : win32_error_from_errno(e, WIN32_ERR_FILE));
+    if (e) return fail(win32_error_from_errno(e, WIN32_ERR_FILE | WIN32_ERR_PIPE));   /* -EPIPE: no writer left */
     if (read) *read = got;
     if (avail) *avail = av;
     if (left) *left = 0;                 /* a byte-mode pipe has no messages */
@@ -61,7 +58,9 @@ NSPA_EXPORT BOOL WINAPI CancelSynchronousIo(HANDLE thread)
     uint32_t tid, code;
     int sig;
     if (thread == GetCurrentThread()) return fail(ERROR_NOT_FOUND);   /* it is here, not blocked */
-    if (nspa__thread_obj_info(nspa__win32_h(thread), &tid, &code, &sig)) return fail(ERROR_INVALID_HANDLE);
+    int r = nspa__thread_obj_info(nspa__win32_h(thread), &tid, &code, &sig);
+    if (r) return fail(win32_error_from_errno(r, WIN32_ERR_OBJECT));
+    /* results, not failures: an ended thread, or one not blocked in NSPA's I/O */
     if (sig) return fail(ERROR_NOT_FOUND);
     return io_cancel_sync(tid) ? fail(ERROR_NOT_FOUND) : TRUE;
 }

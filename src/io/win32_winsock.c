@@ -51,11 +51,7 @@ NSPA_HIDDEN int ws_fail(int wsa)
     return SOCKET_ERROR;
 }
 
-NSPA_HIDDEN int ws_err(int r)
-{
-    if (r == -EBADF) return WSAENOTSOCK;
-    return (int)win32_error_from_errno(r, WIN32_ERR_WSA);
-}
+NSPA_HIDDEN int ws_err(int r) { return (int)win32_error_from_errno(r, WIN32_ERR_WSA); }   /* -EBADF: WSAENOTSOCK */
 
 #define INIT_OR(ret) do { if (!ws_ready()) { SetLastError(WSANOTINITIALISED); return ret; } } while (0)
 #define S32(s) ((uint32_t)(s))

@@ -24,8 +24,8 @@ static int ovl_end(int r, LPDWORD count, DWORD bytes)
         SetLastError(0);
         return 0;
     }
-    if (r == -EINPROGRESS) return ws_fail(WSA_IO_PENDING);
-    return ws_fail(ws_err(r));
+    /* -EINPROGRESS: started, WSA_IO_PENDING */
+    return ws_fail((int)win32_error_from_errno(r, WIN32_ERR_WSA | WIN32_ERR_OVERLAPPED));
 }
 
 NSPA_EXPORT int WSAAPI WSARecv(SOCKET s, LPWSABUF bufs, DWORD n, LPDWORD received, LPDWORD flags,

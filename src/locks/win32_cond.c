@@ -7,11 +7,13 @@
 #include "locks/cs_impl.h"
 #include "locks/srw_impl.h"
 #include "locks/locks_internal.h"
+#include "win32/win32_error.h"
 
+/* the sleeps' only failure is -ETIMEDOUT: ERROR_TIMEOUT */
 static BOOL cv_win32_result(int r)
 {
-    if (r == -ETIMEDOUT) {
-        SetLastError(ERROR_TIMEOUT);
+    if (r) {
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_LOCK));
         return FALSE;
     }
     return TRUE;

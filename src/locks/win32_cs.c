@@ -10,6 +10,7 @@
 #include "locks/cs_impl.h"
 #include "locks/locks_internal.h"
 #include "sched/sched_internal.h"
+#include "win32/win32_error.h"
 
 NSPA_EXPORT void WINAPI InitializeCriticalSection(LPCRITICAL_SECTION cs)
 {
@@ -24,8 +25,9 @@ NSPA_EXPORT BOOL WINAPI InitializeCriticalSectionAndSpinCount(LPCRITICAL_SECTION
 
 NSPA_EXPORT BOOL WINAPI InitializeCriticalSectionEx(LPCRITICAL_SECTION cs, DWORD spin, DWORD flags)
 {
-    if (nspa_cs_do_init((nspa_cs_t *)cs, spin, flags, 1) < 0) {
-        SetLastError(ERROR_INVALID_PARAMETER);
+    int r = nspa_cs_do_init((nspa_cs_t *)cs, spin, flags, 1);
+    if (r < 0) {
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_LOCK));   /* -EINVAL: unknown flags */
         return FALSE;
     }
     return TRUE;

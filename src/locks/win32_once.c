@@ -4,10 +4,13 @@
 #include "nspa/win32/windows.h"
 #include "locks/futex.h"
 #include "locks/locks_internal.h"
+#include "win32/win32_error.h"
 
+/* -EINVAL: flags that do not go together; -EAGAIN: INIT_ONCE_CHECK_ONLY before the
+ * initialization is done, a completion that does not match (STATUS_UNSUCCESSFUL) */
 static BOOL once_error(int r)
 {
-    SetLastError(r == -EINVAL ? ERROR_INVALID_PARAMETER : ERROR_GEN_FAILURE);
+    SetLastError(win32_error_from_errno(r, WIN32_ERR_LOCK));
     return FALSE;
 }
 

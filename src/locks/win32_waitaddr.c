@@ -6,17 +6,14 @@
 #include "locks/futex.h"
 #include "locks/locks_internal.h"
 #include "rt/rt_internal.h"
+#include "win32/win32_error.h"
 
 NSPA_EXPORT BOOL WINAPI WaitOnAddress(volatile VOID *address, PVOID compare, SIZE_T size, DWORD ms)
 {
     struct timespec ts;
     int r = nspa_wait_on_address(address, compare, size, nspa_ms_deadline(ms, &ts));
-    if (r == -EINVAL) {
-        SetLastError(ERROR_INVALID_PARAMETER);
-        return FALSE;
-    }
-    if (r == -ETIMEDOUT) {
-        SetLastError(ERROR_TIMEOUT);
+    if (r) {
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_LOCK));   /* -EINVAL: the size; -ETIMEDOUT */
         return FALSE;
     }
     return TRUE;

@@ -55,7 +55,7 @@ static void post_bits_locked(struct mq *q)
 }
 
 /* PeekMessage on the caller's queue. @hwnd has been validated. Returns 1 with *msg
- * filled, 0 when nothing matched, -1 when the queue cannot be had (no memory).
+ * filled, 0 when nothing matched, -ENOMEM when the queue cannot be had.
  * @arm (GetMessage): when nothing matched, the owner is armed in the same locked section
  * for GetMessage's wait (sent messages, or anything new) and *@arm says when the next
  * timer is due (msg_get_wait); the next call disarms. One lock round per look instead
@@ -63,7 +63,7 @@ static void post_bits_locked(struct mq *q)
 NSPA_HIDDEN int msg_peek(MSG *msg, HWND hwnd, UINT first, UINT last, UINT flags, int unicode, struct msg_arm *arm)
 {
     struct mq *q = mq_self();
-    if (!q) return -1;
+    if (!q) return -ENOMEM;
     uint32_t qs = flags >> 16;
     if (!qs) qs = QS_ALLINPUT | QS_ALLPOSTMESSAGE;
     for (;;) {
@@ -273,8 +273,10 @@ NSPA_HIDDEN DWORD msg_wait(struct mq *q, DWORD count, const nspa_obj_t *objs, ui
             if (timer_bound) continue;                 /* a timer is due: look again */
             return WAIT_TIMEOUT;
         }
-        SetLastError(r == -EINVAL ? (all ? ERROR_INVALID_PARAMETER : ERROR_INVALID_HANDLE)
-                                  : win32_error_from_errno(r, WIN32_ERR_OBJECT));
+        /* -EINVAL: a handle of a kind that cannot be waited on, in a wait-all also one
+         * object twice; which handle argument is closed is checked after (a closed one
+         * is ERROR_INVALID_HANDLE in either wait) */
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT | (all ? WIN32_ERR_WAIT_ALL : 0)));
         if (r == -EINVAL)
             for (DWORD i = 0; i < count; i++)
                 if (nspa_obj_type(arr[i]) < 0) { SetLastError(ERROR_INVALID_HANDLE); break; }

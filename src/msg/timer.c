@@ -238,6 +238,7 @@ NSPA_EXPORT UINT_PTR WINAPI SetTimer(HWND hwnd, UINT_PTR id, UINT ms, TIMERPROC 
     /* the queue's NT timer: made with its first timer, kept while the queue is */
     if (!q->timer && nspa_create_timer(0, NULL, &q->timer) < 0) {
         q->timer = 0;
+        /* the queue's own resource, not the caller's object: SetTimer's one failure */
         SetLastError(ERROR_NOT_ENOUGH_MEMORY);
         return 0;
     }

@@ -7,10 +7,11 @@
 #include "msg/msg_internal.h"
 #include "win32/win32_private.h"
 
-static BOOL post_error(int r)
+/* a post's failure (mq_post: -ENOSPC the queue's limit, -ENOMEM, -ESRCH the queue died);
+ * @call: WIN32_ERR_WINDOW when it went to a window (gone: ERROR_INVALID_WINDOW_HANDLE) */
+static BOOL post_error(int r, unsigned call)
 {
-    SetLastError(r == -ENOSPC ? ERROR_NOT_ENOUGH_QUOTA
-                 : r == -ENOMEM ? ERROR_NOT_ENOUGH_MEMORY : ERROR_INVALID_THREAD_ID);
+    SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_MESSAGE | call));
     return FALSE;
 }
 
@@ -34,7 +35,7 @@ static BOOL post_thread(DWORD tid, UINT m, WPARAM wp, LPARAM lp)
     }
     int r = mq_post(q, NULL, m, wp, lp);
     mq_unref(q);
-    return r ? post_error(r) : TRUE;
+    return r ? post_error(r, 0) : TRUE;
 }
 
 NSPA_EXPORT BOOL WINAPI PostThreadMessageW(DWORD tid, UINT m, WPARAM wp, LPARAM lp)
@@ -73,11 +74,7 @@ static BOOL post(HWND hwnd, UINT m, WPARAM wp, LPARAM lp)
         if (atomic_load(&w->hwnd) == (uintptr_t)hwnd) r = mq_post(q, hwnd, m, wp, lp);
         mq_unref(q);
     }
-    if (r == -EBADF || r == -ESRCH) {
-        SetLastError(ERROR_INVALID_WINDOW_HANDLE);
-        return FALSE;
-    }
-    return r ? post_error(r) : TRUE;
+    return r ? post_error(r, WIN32_ERR_WINDOW) : TRUE;
 }
 
 NSPA_EXPORT BOOL WINAPI PostMessageW(HWND hwnd, UINT m, WPARAM wp, LPARAM lp) { return post(hwnd, m, wp, lp); }
@@ -112,7 +109,7 @@ static BOOL peek(LPMSG msg, HWND hwnd, UINT first, UINT last, UINT flags, int un
     }
     if (!filter_valid(hwnd)) return FALSE;
     int r = msg_peek(msg, hwnd, first, last, flags, unicode, NULL);
-    if (r < 0) SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+    if (r < 0) SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));   /* -ENOMEM */
     return r > 0;
 }
 
@@ -142,7 +139,7 @@ static BOOL get(LPMSG msg, HWND hwnd, UINT first, UINT last, int unicode)
         struct msg_arm arm;
         int r = msg_peek(msg, hwnd, first, last, PM_REMOVE, unicode, &arm);
         if (r < 0) {
-            SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+            SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
             return -1;
         }
         if (r) return msg->message != WM_QUIT;

@@ -20,7 +20,8 @@
 
 NSPA_HIDDEN NTSTATUS nt_status(int err, HANDLE h)
 {
-    /* a pseudo handle is a handle of another type to the object calls */
+    /* a check of the handle argument, not of the errno: a pseudo handle is a handle of
+     * another type to the object calls */
     if (err == -EBADF && nt_is_pseudo(h)) return STATUS_OBJECT_TYPE_MISMATCH;
     return win32_status_from_errno(err, WIN32_ERR_OBJECT);
 }
@@ -176,7 +177,7 @@ static NTSTATUS open_named(PHANDLE out, const OBJECT_ATTRIBUTES *attr, int type,
     if (!named) return STATUS_OBJECT_PATH_SYNTAX_BAD;
     nspa_obj_t h = 0;
     int r = nspa_open(type, name, &h);
-    if (r < 0) return r == -EINVAL ? STATUS_OBJECT_NAME_INVALID : nt_status(r, NULL);
+    if (r < 0) return win32_status_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_OPEN);   /* -EINVAL: the name */
     if (attr->Attributes & OBJ_INHERIT) nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
     nt_grant(h, access);
     *out = (HANDLE)(uintptr_t)h;
@@ -345,8 +346,7 @@ NSPA_EXPORT NTSTATUS NTAPI NtClose(HANDLE h)
 {
     if (nt_is_pseudo(h)) return STATUS_SUCCESS;
     int r = nspa_close(nt_h(h));
-    if (r == -EPERM) return STATUS_HANDLE_NOT_CLOSABLE;
-    return r ? STATUS_INVALID_HANDLE : STATUS_SUCCESS;
+    return win32_status_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_CLOSE);   /* -EPERM: protected */
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtDuplicateObject(HANDLE src_process, HANDLE src, HANDLE dst_process, PHANDLE dst,
@@ -368,9 +368,9 @@ NSPA_EXPORT NTSTATUS NTAPI NtDuplicateObject(HANDLE src_process, HANDLE src, HAN
     } else if (nspa_obj_type(nt_h(src)) < 0) {
         r = -EBADF;
     }
-    /* a bad source is STATUS_INVALID_HANDLE whatever the sync core says; a full handle
-     * table or no memory keep their own status */
-    if (r) return r == -EBADF || r == -EINVAL ? STATUS_INVALID_HANDLE : nt_status(r, NULL);
+    /* a bad source (-EBADF, -EINVAL) is STATUS_INVALID_HANDLE whatever the sync core says;
+     * a full handle table or no memory keep their own status */
+    if (r) return win32_status_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_DUP);
     if (dst && (attributes & OBJ_INHERIT)) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
     /* the copy's access: the source's (DUPLICATE_SAME_ACCESS) or the one asked for, which
      * may be more than the source's (NT checks it against the object, not the handle) */

@@ -54,6 +54,7 @@ static NTSTATUS nt_wait(nspa_obj_t *objs, uint32_t n, int all, BOOLEAN alertable
     int r = nspa__win32_wait(objs, n, all, deadline, flags, alertable, &index);
     if (r == NSPA__WAIT_APC) return STATUS_USER_APC;
     if (r == 0) return STATUS_WAIT_0 + (all ? 0 : index);
+    /* a wait's outcomes (success statuses, the abandoned one by index), not failures */
     if (r == -EOWNERDEAD) return STATUS_ABANDONED_WAIT_0 + index;
     if (r == -ETIMEDOUT) return STATUS_TIMEOUT;
     return nspa__nt_wait_error(r, objs, n, all);
@@ -99,12 +100,9 @@ NSPA_EXPORT NTSTATUS NTAPI NtQueueApcThread(HANDLE thread, PNTAPCFUNC fn, ULONG_
                                             ULONG_PTR a3)
 {
     int r = nspa__win32_queue_apc(thread, fn, a1, a2, a3, 0);
-    switch (r) {
-    case 0: return STATUS_SUCCESS;
-    case -EBADF: return nt_is_pseudo(thread) ? STATUS_OBJECT_TYPE_MISMATCH : STATUS_INVALID_HANDLE;
-    case -ESRCH: return STATUS_UNSUCCESSFUL;          /* the thread has ended */
-    default: return STATUS_NO_MEMORY;
-    }
+    /* -ESRCH: the thread has ended (STATUS_UNSUCCESSFUL); a pseudo handle is checked by
+     * nt_status (a process's: another type) */
+    return r == -EBADF ? nt_status(r, thread) : win32_status_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_APC);
 }
 
 NSPA_EXPORT NTSTATUS NTAPI NtTestAlert(void)

@@ -15,7 +15,8 @@ static const char *strip_local(const char *n)
     return strncmp(n, "Local\\", 6) == 0 ? n + 6 : n;
 }
 
-/* a W name as UTF-8 in buf; 0 or the last error */
+/* a W name as UTF-8 in buf; 0 or the last error. An argument check (the name, before any
+ * call): too long for the namespace, or not convertible. */
 static DWORD name_a(LPCWSTR w, char *buf, int cap)
 {
     if (!w) return 0;
@@ -23,13 +24,14 @@ static DWORD name_a(LPCWSTR w, char *buf, int cap)
     return n > 0 ? 0 : GetLastError() == ERROR_INSUFFICIENT_BUFFER ? ERROR_FILENAME_EXCED_RANGE : ERROR_INVALID_NAME;
 }
 
-/* CreateFileMapping over a file handle: NT's answers before anything is made. *fd: a
- * copy of the file's descriptor (the caller closes it). */
+/* CreateFileMapping over a file handle: NT's answers before anything is made (argument
+ * checks of the file: its kind, its access, its size). *fd: a copy of the file's
+ * descriptor (the caller closes it). */
 static DWORD file_checks(HANDLE file, DWORD prot, uint64_t size, int *fd)
 {
     int can_write = 0;
     int r = io_file_dup_fd((uint32_t)(uintptr_t)file & ~3u, fd, &can_write);
-    if (r) return r == -EACCES ? ERROR_ACCESS_DENIED : ERROR_INVALID_HANDLE;
+    if (r) return win32_error_from_errno(r, WIN32_ERR_MEMORY);   /* -EACCES: not opened for reading */
     DWORD base = prot & 0xff, e = 0;
     int wants_write = base == PAGE_READWRITE || base == PAGE_EXECUTE_READWRITE;
     struct stat st;
@@ -62,7 +64,7 @@ NSPA_EXPORT HANDLE WINAPI CreateFileMappingA(HANDLE file, LPSECURITY_ATTRIBUTES 
     int r = nspa_vm_section_create(fd, size, prot, name ? strip_local(name) : NULL, &h);
     if (fd >= 0) close(fd);                    /* the section keeps its own copy */
     if (r < 0) {
-        SetLastError(r == -EEXIST ? ERROR_INVALID_HANDLE : win32_error_from_errno(r, WIN32_ERR_MEMORY));
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_MEMORY));   /* -EEXIST: a name of another type */
         return NULL;
     }
     if (h && sa && sa->bInheritHandle) nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
@@ -85,7 +87,7 @@ NSPA_EXPORT HANDLE WINAPI OpenFileMappingA(DWORD access, BOOL inherit, LPCSTR na
     nspa_obj_t h = 0;
     int r = nspa_vm_section_open(strip_local(name), &h);
     if (r < 0) {
-        SetLastError(r == -EINVAL ? ERROR_INVALID_NAME : r == -ENOENT ? ERROR_FILE_NOT_FOUND : win32_error_from_errno(r, WIN32_ERR_MEMORY));
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_MEMORY | WIN32_ERR_OPEN));
         return NULL;
     }
     if (inherit) nspa_handle_set_flags(h, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
@@ -105,10 +107,7 @@ static LPVOID map_view(HANDLE mapping, DWORD access, ULONG64 offset, SIZE_T size
     void *p = base;
     int r = nspa_vm_map_view((nspa_obj_t)(uintptr_t)mapping, access, offset, size, &p);
     if (r) {
-        DWORD e = win32_error_from_errno(r, WIN32_ERR_MEMORY);
-        if (r == -EINVAL && ((offset & 0xffff) || ((uintptr_t)base & 0xffff))) e = ERROR_MAPPED_ALIGNMENT;
-        if (r == -EBADF) e = ERROR_INVALID_HANDLE;
-        SetLastError(e);
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_MEMORY | WIN32_ERR_VIEW));   /* -EINVAL: misaligned */
         return NULL;
     }
     return p;

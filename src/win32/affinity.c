@@ -120,11 +120,9 @@ static int write_process_mask(pid_t pid, DWORD_PTR m)
     return each_thread(pid, set_one, &s);
 }
 
-static DWORD affinity_error(int r)
-{
-    return r == -EPERM || r == -EACCES ? ERROR_ACCESS_DENIED
-         : r == -ESRCH || r == -ENOENT ? ERROR_INVALID_HANDLE : ERROR_INVALID_PARAMETER;
-}
+/* sched_[gs]etaffinity's and /proc's failures: -EPERM/-EACCES not allowed, -ESRCH/-ENOENT
+ * the thread or process behind the handle has ended, -EINVAL a mask the kernel refuses */
+static DWORD affinity_error(int r) { return win32_error_from_errno(r, WIN32_ERR_PROCESS | WIN32_ERR_BY_HANDLE); }
 
 NSPA_EXPORT BOOL WINAPI GetProcessAffinityMask(HANDLE process, PDWORD_PTR proc, PDWORD_PTR sys)
 {

@@ -13,7 +13,8 @@ static BOOL fail(DWORD e)
     return FALSE;
 }
 
-/* the thread id behind a thread handle (or the pseudo handle), 0 if none */
+/* the thread id behind a thread handle (or the pseudo handle), 0 if none: the callers'
+ * check of the handle argument (ERROR_INVALID_HANDLE, an ended thread's included) */
 static uint32_t thread_tid(HANDLE h)
 {
     if (h == GetCurrentThread()) return nspa_thread_id();
@@ -26,7 +27,8 @@ static uint32_t thread_tid(HANDLE h)
 NSPA_EXPORT BOOL WINAPI SetPriorityClass(HANDLE process, DWORD cls)
 {
     if (process != GetCurrentProcess()) return fail(ERROR_INVALID_HANDLE);
-    return nspa_set_priority_class(cls) ? fail(ERROR_INVALID_PARAMETER) : TRUE;
+    int r = nspa_set_priority_class(cls);
+    return r ? fail(win32_error_from_errno(r, WIN32_ERR_PROCESS)) : TRUE;   /* -EINVAL: no such class */
 }
 
 NSPA_EXPORT DWORD WINAPI GetPriorityClass(HANDLE process)
@@ -43,8 +45,8 @@ NSPA_EXPORT BOOL WINAPI SetThreadPriority(HANDLE thread, int prio)
     uint32_t tid = thread_tid(thread);
     if (!tid) return fail(ERROR_INVALID_HANDLE);
     int r = nspa_set_thread_priority(tid, prio);
-    if (r == -EINVAL) return fail(ERROR_INVALID_PARAMETER);
-    if (r) return fail(ERROR_INVALID_HANDLE);
+    /* -EINVAL: no such priority; -ESRCH: the thread has ended meanwhile */
+    if (r) return fail(win32_error_from_errno(r, WIN32_ERR_PROCESS | WIN32_ERR_BY_HANDLE));
     return TRUE;
 }
 
@@ -52,8 +54,13 @@ NSPA_EXPORT int WINAPI GetThreadPriority(HANDLE thread)
 {
     uint32_t tid = thread_tid(thread);
     int p = 0;
-    if (!tid || nspa_get_thread_priority(tid, &p)) {
+    if (!tid) {
         SetLastError(ERROR_INVALID_HANDLE);
+        return THREAD_PRIORITY_ERROR_RETURN;
+    }
+    int r = nspa_get_thread_priority(tid, &p);
+    if (r) {
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_PROCESS | WIN32_ERR_BY_HANDLE));
         return THREAD_PRIORITY_ERROR_RETURN;
     }
     return p;

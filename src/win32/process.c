@@ -438,8 +438,9 @@ static DWORD proc_pid_with(HANDLE h, DWORD need)
 {
     uint32_t pid, ec;
     int sig;
-    if (proc_info(h, &pid, &ec, &sig)) {
-        SetLastError(ERROR_INVALID_HANDLE);
+    int r = proc_info(h, &pid, &ec, &sig);
+    if (r) {
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));   /* not a process handle */
         return 0;
     }
     if (!proc_may(h, need)) {
@@ -470,7 +471,8 @@ NSPA_EXPORT HANDLE WINAPI OpenProcess(DWORD access, BOOL inherit, DWORD pid)
         if (r == -ENOENT) {
             int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
             if (fd < 0) {
-                SetLastError(errno == ESRCH || errno == EINVAL ? ERROR_INVALID_PARAMETER : ERROR_ACCESS_DENIED);
+                /* -ESRCH: no such process (ERROR_INVALID_PARAMETER); -EPERM, -EACCES */
+                SetLastError(win32_error_from_errno(-errno, WIN32_ERR_PROCESS));
                 return NULL;
             }
             fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -496,7 +498,8 @@ NSPA_EXPORT BOOL WINAPI GetExitCodeProcess(HANDLE h, LPDWORD code)
 {
     uint32_t pid, ec;
     int sig;
-    if (proc_info(h, &pid, &ec, &sig)) return fail(ERROR_INVALID_HANDLE);
+    int r = proc_info(h, &pid, &ec, &sig);
+    if (r) return fail(win32_error_from_errno(r, WIN32_ERR_OBJECT));
     if (!proc_may(h, QUERY_ANY)) return fail(ERROR_ACCESS_DENIED);
     if (!code) return fail(ERROR_NOACCESS);
     *code = sig ? ec : STILL_ACTIVE;
@@ -517,13 +520,14 @@ NSPA_EXPORT BOOL WINAPI TerminateProcess(HANDLE h, UINT code)
     if (h == GetCurrentProcess()) _exit((int)code);       /* no exit work, as NT */
     uint32_t pid, ec;
     int sig;
-    if (nspa__exit_obj_info(H(h), NSPA_TYPE_PROCESS, &pid, &ec, &sig)) return fail(ERROR_INVALID_HANDLE);
+    int r = nspa__exit_obj_info(H(h), NSPA_TYPE_PROCESS, &pid, &ec, &sig);
+    if (r) return fail(win32_error_from_errno(r, WIN32_ERR_OBJECT));
     if (!proc_may(h, PROCESS_TERMINATE)) return fail(ERROR_ACCESS_DENIED);
     if (pid == (uint32_t)getpid()) _exit((int)code);
     if (sig) return fail(ERROR_ACCESS_DENIED);             /* it has ended (NT: the same) */
     pthread_mutex_lock(&watch_lock);
     struct pwatch *w = watch_find_locked((pid_t)pid);
-    int r = -ESRCH;
+    r = -ESRCH;
     if (w) {
         w->term_code = code;
         w->terminated = 1;
@@ -534,8 +538,8 @@ NSPA_EXPORT BOOL WINAPI TerminateProcess(HANDLE h, UINT code)
         if (!r) syscall(SYS_pidfd_send_signal, w->pidfd, SIGCONT, NULL, 0);
     }
     pthread_mutex_unlock(&watch_lock);
-    if (r == -ESRCH) return fail(ERROR_ACCESS_DENIED);
-    if (r) return fail(r == -EPERM ? ERROR_ACCESS_DENIED : ERROR_INVALID_PARAMETER);
+    /* -ESRCH: not ours to end, or ended (STATUS_PROCESS_IS_TERMINATING); -EPERM */
+    if (r) return fail(win32_error_from_errno(r, WIN32_ERR_PROCESS | WIN32_ERR_TERMINATE));
     return TRUE;
 }
 
@@ -576,7 +580,8 @@ NSPA_EXPORT BOOL WINAPI GetProcessTimes(HANDLE h, LPFILETIME creation, LPFILETIM
     if (!creation || !exit_t || !kernel || !user) return fail(ERROR_NOACCESS);
     uint32_t pid, ec;
     int sig;
-    if (proc_info(h, &pid, &ec, &sig)) return fail(ERROR_INVALID_HANDLE);
+    int r = proc_info(h, &pid, &ec, &sig);
+    if (r) return fail(win32_error_from_errno(r, WIN32_ERR_OBJECT));
     if (!proc_may(h, QUERY_ANY)) return fail(ERROR_ACCESS_DENIED);
     uint64_t c = 0, e = 0, k = 0, u = 0, st = 0, ut = 0, kt = 0;
     if (pid == (uint32_t)getpid()) {
@@ -638,7 +643,7 @@ NSPA_EXPORT HANDLE WINAPI OpenThread(DWORD access, BOOL inherit, DWORD tid)
     nspa_obj_t out = 0;
     int r = nspa__win32_thread_handle_by_tid(tid, &out);
     if (r) {
-        SetLastError(ERROR_INVALID_PARAMETER);
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_PROCESS));   /* -ESRCH: no such thread */
         return NULL;
     }
     if (inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);

@@ -54,18 +54,20 @@ extern char **environ;
 
 /* ---- finding the program ------------------------------------------------------------ */
 
-/* 0: @path is an executable regular file; else the Win32 error it would give */
+/* 0: @path is an executable regular file; else the Win32 error it would give (stat's
+ * -EACCES: ERROR_ACCESS_DENIED; the search, try_name, counts every other one as absent) */
 static DWORD check_file(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) < 0) return errno == EACCES ? ERROR_ACCESS_DENIED : ERROR_FILE_NOT_FOUND;
+    if (stat(path, &st) < 0) return win32_error_from_errno(-errno, WIN32_ERR_PROCESS);
     if (!S_ISREG(st.st_mode)) return ERROR_ACCESS_DENIED;       /* a directory: as NT */
     if (access(path, X_OK) < 0) return ERROR_ACCESS_DENIED;
     return 0;
 }
 
 /* Try @name in @dir (NULL: as it is), with and without ".exe". 0 and @out filled, or the
- * most telling error (a file that exists but cannot run beats one that does not exist). */
+ * most telling error (a file that exists but cannot run beats one that does not exist):
+ * the search's rule over the candidates' errors, not an error mapping. */
 static DWORD try_name(const char *dir, const char *name, char *out, size_t cap)
 {
     char base[PATH_MAX];
@@ -383,7 +385,7 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
         for (int i = 0; i < 3; i++) std32[i] = stdh[i] == INVALID_HANDLE_VALUE ? UINT32_MAX : (uint32_t)(uintptr_t)stdh[i];
     int ior = io_spawn_prepare(&ios, stdh ? std32 : NULL, inherit != 0);
     if (ior) {
-        err = ior == -ENOMEM ? ERROR_NOT_ENOUGH_MEMORY : ERROR_TOO_MANY_OPEN_FILES;
+        err = win32_error_from_errno(ior, WIN32_ERR_PROCESS);   /* -ENOMEM, -EMFILE */
         goto out;
     }
     if ((ios.env && strv_add(&envv, strdup(ios.env))) || (ios.stdenv && strv_add(&envv, strdup(ios.stdenv)))) {
@@ -414,7 +416,7 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
     io_spawn_done(&ios);                   /* the child has its copies (or failed) */
     if (r) {
         if (slot != UINT32_MAX) nspa__handoff_cancel(slot);
-        err = win32_error_from_errno(r, WIN32_ERR_EXEC);
+        err = win32_error_from_errno(r, WIN32_ERR_PROCESS);
         goto out;
     }
     if (slot != UINT32_MAX) nspa__handoff_commit(slot, pid);

@@ -281,7 +281,7 @@ NSPA_EXPORT BOOL WINAPI GetHandleInformation(HANDLE h, LPDWORD flags)
     if (!flags) return fail(ERROR_NOACCESS);
     uint32_t f = 0;
     int r = nspa_handle_get_flags(H(h), &f);
-    if (r) return fail(ERROR_INVALID_HANDLE);
+    if (r) return fail(win32_error_from_errno(r, WIN32_ERR_OBJECT));
     *flags = f;
     return TRUE;
 }
@@ -291,7 +291,7 @@ NSPA_EXPORT BOOL WINAPI SetHandleInformation(HANDLE h, DWORD mask, DWORD flags)
     /* NtSetInformationObject takes the two bits it knows and ignores the rest */
     mask &= HANDLE_FLAG_INHERIT | HANDLE_FLAG_PROTECT_FROM_CLOSE;
     int r = nspa_handle_set_flags(H(h), mask, flags & mask);
-    return r ? fail(ERROR_INVALID_HANDLE) : TRUE;
+    return r ? fail(win32_error_from_errno(r, WIN32_ERR_OBJECT)) : TRUE;
 }
 
 static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
@@ -319,9 +319,8 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
     else if (!r) r = nspa__dup_to_process(local, (int32_t)dpid, &out);
     if (tmp) nspa_close(tmp);
     if (r) {
-        DWORD e = r == -EOPNOTSUPP ? ERROR_NOT_SUPPORTED : r == -ESRCH ? ERROR_INVALID_HANDLE
-                : win32_error_from_errno(r == -EINVAL ? -EBADF : r, WIN32_ERR_OBJECT);
-        return fail(e);
+        /* -EINVAL: not a handle; -ESRCH: the process is gone; -EOPNOTSUPP: cannot be sent */
+        return fail(win32_error_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_DUP));
     }
     if (dpid == me && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
     /* into this process: the access asked for (a handle given to another process gets

@@ -21,6 +21,7 @@
 #include "nspa/win32/windows.h"
 #include "common/export.h"
 #include "common/platform.h"
+#include "win32/win32_error.h"
 
 /* ---- system information ------------------------------------------------------------ */
 
@@ -201,7 +202,7 @@ NSPA_EXPORT BOOL WINAPI GenerateConsoleCtrlEvent(DWORD ev, DWORD group)
         return FALSE;
     }
     if (kill(group ? -(pid_t)group : 0, sig) < 0) {
-        SetLastError(errno == ESRCH ? ERROR_INVALID_PARAMETER : ERROR_ACCESS_DENIED);
+        SetLastError(win32_error_from_errno(-errno, WIN32_ERR_PROCESS));   /* -ESRCH: no such group; -EPERM */
         return FALSE;
     }
     return TRUE;

@@ -260,7 +260,7 @@ NSPA_EXPORT BOOL WINAPI GetExitCodeThread(HANDLE h, LPDWORD code)
     }
     int r = nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
     if (r) {
-        SetLastError(ERROR_INVALID_HANDLE);
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));   /* not a thread handle */
         return FALSE;
     }
     if (!code) {
@@ -276,8 +276,9 @@ NSPA_EXPORT DWORD WINAPI GetThreadId(HANDLE h)
     uint32_t tid, ec;
     int sig;
     if (h == GetCurrentThread()) return nspa_thread_id();
-    if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
-        SetLastError(ERROR_INVALID_HANDLE);
+    int r = nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
+    if (r) {
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
         return 0;
     }
     return tid;
@@ -287,8 +288,9 @@ NSPA_EXPORT DWORD WINAPI ResumeThread(HANDLE h)
 {
     uint32_t tid, ec;
     int sig;
-    if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
-        SetLastError(ERROR_INVALID_HANDLE);
+    int r = nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
+    if (r) {
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
         return (DWORD)-1;
     }
     struct w32_thread *t = registry_find_locked(tid);
@@ -325,8 +327,8 @@ NSPA_HIDDEN int nspa__win32_thread_handle_by_tid(uint32_t tid, nspa_obj_t *out)
 {
     if (tid == nspa_thread_id()) return nspa__win32_current_thread_handle(out);
     struct w32_thread *t = registry_find_locked(tid);
-    if (!t) return -ENOENT;
-    int r = t->thread_obj ? nspa_dup(t->thread_obj, out) : -ENOENT;
+    if (!t) return -ESRCH;
+    int r = t->thread_obj ? nspa_dup(t->thread_obj, out) : -ESRCH;
     pthread_mutex_unlock(&registry_lock);
     return r;
 }
@@ -533,12 +535,8 @@ NSPA_HIDDEN int nspa__win32_queue_apc_rec(uint32_t tid, struct nspa_apc *a)
     return 0;
 }
 
-static DWORD apc_error(int r)
-{
-    /* an ended thread: NtQueueApcThread's STATUS_UNSUCCESSFUL, i.e. ERROR_GEN_FAILURE */
-    return r == -EBADF ? ERROR_INVALID_HANDLE : r == -ESRCH ? ERROR_GEN_FAILURE
-         : r == -ENOTSUP ? ERROR_NOT_SUPPORTED : ERROR_NOT_ENOUGH_MEMORY;
-}
+/* an ended thread (-ESRCH): NtQueueApcThread's STATUS_UNSUCCESSFUL, i.e. ERROR_GEN_FAILURE */
+static DWORD apc_error(int r) { return win32_error_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_APC); }
 
 NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)
 {

@@ -84,6 +84,8 @@
 #define ERROR_NETWORK_UNREACHABLE     1231
 #define ERROR_HOST_UNREACHABLE        1232
 #define ERROR_MAPPED_ALIGNMENT        1132
+#define ERROR_NOT_READY               21
+#define ERROR_INVALID_NETNAME         1214
 
 #define S_OK            ((HRESULT)0)
 #define S_FALSE         ((HRESULT)1)
