@@ -38,7 +38,7 @@
 #define HUGE_HDR     256                      /* large block: header before the data */
 #define PURGE_SLICES 16                       /* decommit once 1 MiB (and a quarter) lie idle */
 #define PURGE_EPOCH_NS (20 * 1000000ull)      /* ... for a whole epoch of 20 ms (theap_tick) */
-#define PURGE_NOW_SLICES 128                  /* ... or at once beyond 8 MiB and the slices in use */
+#define PURGE_NOW_SLICES 128                  /* ... or half at once beyond 8 MiB and the slices in use */
 #define ORPHAN_KEEP_SLICES 64                 /* idle slices left in orphans (4 MiB) */
 #define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
 #define FULL_SCAN    8                        /* full pages looked at per page switch */

@@ -145,10 +145,25 @@ void page_free_slices(seg_t *s, page_t *pg)
     s->dirty_mask |= bits;
 }
 
+/* Decommit idle slices of th, the longest idle (dirty_old) first, until at most
+ * 'target' remain. */
+static void theap_purge_down(theap_t *th, uint32_t target)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (seg_t *s = th->segs; s && th->dirty_slices > target; s = s->own_next) {
+            uint32_t m = pass ? s->dirty_mask : s->dirty_old & s->dirty_mask;
+            while (m && th->dirty_slices > target) {
+                uint32_t one = m & -m;
+                m &= m - 1;
+                th->dirty_slices -= seg_purge_mask(th->heap, s, one);
+            }
+        }
+}
+
 /* Owner (or world stopped): pg is empty; give its slices back to the segment. They stay
  * committed ("dirty") and go back to the system at a purge tick (theap_tick) once they
- * have been idle for a whole epoch; more than PURGE_NOW_SLICES and the slices in use
- * idle are decommitted at once. */
+ * have been idle for a whole epoch; once more than PURGE_NOW_SLICES and the slices in
+ * use lie idle, half of them (the longest idle first) are decommitted at once. */
 void page_retire(theap_t *th, page_t *pg)
 {
     seg_t *s = (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK);
@@ -161,7 +176,7 @@ void page_retire(theap_t *th, page_t *pg)
     th->dirty_slices += n;
     th->used_slices -= n;
     if (th->dirty_slices > PURGE_NOW_SLICES && th->dirty_slices > th->used_slices)
-        theap_purge(th);
+        theap_purge_down(th, th->dirty_slices / 2);
 }
 
 /* Owner, at a page switch: idle memory goes back to the system once it has been idle
