@@ -105,6 +105,7 @@ typedef struct seg {
     size_t           map_size;
     size_t           huge_size;   /* large block: requested size */
     size_t           huge_off;    /* large block: offset of the data */
+    uint64_t         cached_at;   /* large block in the heap's cache: since (ns) */
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
     uint32_t         dirty_old;   /* of those, the ones already idle at the owner's last
@@ -200,6 +201,7 @@ typedef struct heap {
     seg_t            *huge_cache;  /* freed large blocks kept mapped (heap_os.c; big) */
     size_t            huge_cached; /* their bytes */
     unsigned          huge_ncached;
+    _Atomic uint64_t  huge_age_at; /* a cached large block ages out at this time (0: none) */
     struct heap      *list_next, *list_prev;  /* live heaps (g_lock) */
 } heap_t;
 
@@ -275,6 +277,7 @@ void seg_release_locked(heap_t *h, seg_t *s);   /* heap->big held */
 void *huge_alloc(heap_t *h, size_t n, size_t align);
 void huge_free(heap_t *h, seg_t *s);
 void huge_cache_drop(heap_t *h);         /* heap->big held */
+void huge_cache_age(heap_t *h, uint64_t now);
 
 /* heap_lock.c */
 void stw_lock(heap_t *h);

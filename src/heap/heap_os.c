@@ -144,11 +144,14 @@ seg_t *seg_new(theap_t *th)
  * faults on fresh zero pages and an unmapping each time (mstress spent 40% of its time
  * clearing pages). A cached mapping is off the segment map and off the heap's list:
  * every call sees its block as freed (a second free is rejected, HeapWalk skips it).
- * Bounded: HUGE_CACHE_N mappings of at most HUGE_CACHE_ONE bytes, HUGE_CACHE_ALL in all;
- * HeapCompact and HeapDestroy unmap them. heap->big guards the cache. */
-#define HUGE_CACHE_N    8
+ * Bounded: HUGE_CACHE_N mappings of at most HUGE_CACHE_ONE bytes, HUGE_CACHE_ALL in all,
+ * each for two epochs at most (the purge tick of any thread of the heap unmaps older
+ * ones: huge_cache_age); HeapCompact and HeapDestroy unmap them. heap->big guards the
+ * cache. */
+#define HUGE_CACHE_N    16
 #define HUGE_CACHE_ONE  ((size_t)16 << 20)
-#define HUGE_CACHE_ALL  ((size_t)32 << 20)
+#define HUGE_CACHE_ALL  ((size_t)64 << 20)
+#define HUGE_CACHE_AGE  (2 * PURGE_EPOCH_NS)
 
 static seg_t *huge_cache_take(heap_t *h, size_t map)
 {
@@ -189,6 +192,7 @@ void huge_cache_drop(heap_t *h)
     h->huge_cache = NULL;
     h->huge_cached = 0;
     h->huge_ncached = 0;
+    ST(h->huge_age_at, 0);
 }
 
 void *huge_alloc(heap_t *h, size_t n, size_t align)
@@ -242,12 +246,15 @@ void huge_free(heap_t *h, seg_t *s)
         huge_unmap(h, s);
         return;
     }
+    s->cached_at = nspa_clock_ns(CLOCK_MONOTONIC_COARSE);
     s->all_prev = NULL;
     s->all_next = h->huge_cache;
     if (h->huge_cache) h->huge_cache->all_prev = s;
     h->huge_cache = s;
     h->huge_cached += s->map_size;
     h->huge_ncached++;
+    if (!LD(h->huge_age_at))
+        ST(h->huge_age_at, s->cached_at + HUGE_CACHE_AGE);
     seg_t *last = s;
     while (last->all_next)
         last = last->all_next;
@@ -260,6 +267,33 @@ void huge_free(heap_t *h, seg_t *s)
         o->all_next = evict;
         evict = o;
     }
+    pthread_mutex_unlock(&h->big);
+    for (seg_t *o; (o = evict) != NULL; ) {
+        evict = o->all_next;
+        huge_unmap(h, o);
+    }
+}
+
+/* A purge tick found a cached large block older than HUGE_CACHE_AGE: unmap those (the
+ * oldest are at the end of the list). A trylock: if another thread holds heap->big, the
+ * next tick does it. */
+void huge_cache_age(heap_t *h, uint64_t now)
+{
+    if (pthread_mutex_trylock(&h->big))
+        return;
+    seg_t *last = h->huge_cache, *evict = NULL;
+    while (last && last->all_next)
+        last = last->all_next;
+    while (last && last->cached_at + HUGE_CACHE_AGE <= now) {
+        seg_t *o = last;
+        last = o->all_prev;
+        if (last) last->all_next = NULL; else h->huge_cache = NULL;
+        h->huge_cached -= o->map_size;
+        h->huge_ncached--;
+        o->all_next = evict;
+        evict = o;
+    }
+    ST(h->huge_age_at, last ? last->cached_at + HUGE_CACHE_AGE : 0);
     pthread_mutex_unlock(&h->big);
     for (seg_t *o; (o = evict) != NULL; ) {
         evict = o->all_next;

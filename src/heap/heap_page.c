@@ -197,6 +197,9 @@ void theap_tick(theap_t *th)
     uint64_t oat = LD(th->heap->orphan_purge_at);
     if (oat && now >= oat)
         orphans_purge_aged(th->heap, now);
+    uint64_t hat = LD(th->heap->huge_age_at);
+    if (hat && now >= hat)
+        huge_cache_age(th->heap, now);
     int purge = th->dirty_slices > PURGE_SLICES && th->dirty_slices > th->used_slices / 4;
     for (seg_t *s = th->segs, *nx; s; s = nx) {
         nx = s->own_next;
@@ -365,7 +368,7 @@ page_t *alloc_page(theap_t *th, unsigned c)
 {
     if (unlikely(LD(th->notified)))
         theap_collect_notified(th);
-    if (th->dirty_slices || LD(th->heap->orphan_purge_at))
+    if (th->dirty_slices || LD(th->heap->orphan_purge_at) || LD(th->heap->huge_age_at))
         theap_tick(th);
     page_t *pg = th->pages[c];
     while (pg) {
