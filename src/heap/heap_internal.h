@@ -39,7 +39,7 @@
 #define PURGE_SLICES 16                       /* decommit once 1 MiB (and a quarter) lie idle */
 #define PURGE_EPOCH_NS (20 * 1000000ull)      /* ... for a whole epoch of 20 ms (theap_tick) */
 #define PURGE_NOW_SLICES 128                  /* ... or half at once beyond 8 MiB and the slices in use */
-#define ORPHAN_KEEP_SLICES 64                 /* idle slices left in orphans (4 MiB) */
+#define ORPHAN_KEEP_SLICES 128                /* idle slices left in orphans (8 MiB) */
 #define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
 #define FULL_SCAN    8                        /* full pages looked at per page switch */
 
