@@ -32,3 +32,5 @@ add_dependencies(heap_producer_consumer nspa-malloc)
 # sleeps and boosts it (three threads on one CPU); SKIP (77) without SCHED_FIFO
 nspa_add_test(heap_rt_wait SOURCES tests/heap_rt_wait.c WIN32 THREADED SERIAL TIMEOUT 90)
 set_tests_properties(heap_rt_wait PROPERTIES SKIP_RETURN_CODE 77)
+# idle memory goes back after an epoch (own, gone thread, handed over); also under TSan
+nspa_add_test(heap_purge SOURCES tests/heap_purge.c WIN32 THREADED)

@@ -130,7 +130,8 @@ done:
 static __attribute__((noinline)) void free_local_slow(theap_t *th, page_t *pg)
 {
     if (pg->used == 0 && th->pages[pg->cls] != pg) {
-        page_retire(th, pg, 1);
+        page_retire(th, pg);
+        theap_tick(th);
         return;
     }
     /* a full page goes back to the available list only once an eighth of it is free
@@ -286,8 +287,14 @@ __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
     if (unlikely(!t->inited))
         t = tld_get();
     /* batch only with a theap that lives in the fast lookup (not fixed heaps' theaps
-     * nor the shared one of exiting threads) */
+     * nor the shared one of exiting threads). A thread that only frees (the consumer
+     * of a producer/consumer pair) gets one here: without it every one of its frees
+     * was a push of its own, two locked instructions on the owner's page line per
+     * block (xmalloc's shape: 4,097,000 pushes for 4,096,000 frees). Before busy is
+     * set: creating a theap takes g_lock. */
     theap_t *fth = t->inited ? theap_lookup_fast(t, h) : NULL;
+    if (unlikely(!fth) && t->inited && !h->maximum)
+        fth = theap_get_slow(t, h);
     op_begin(t, h);
     if (unlikely(!free_core(t, fth, s, pg, p, i, w, c))) {
         op_end(t, h);

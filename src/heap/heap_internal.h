@@ -37,6 +37,9 @@
 #define BM_WORDS     (MAX_BLOCKS / 64)
 #define HUGE_HDR     256                      /* large block: header before the data */
 #define PURGE_SLICES 16                       /* decommit once 1 MiB (and a quarter) lie idle */
+#define PURGE_EPOCH_NS (20 * 1000000ull)      /* ... for a whole epoch of 20 ms (theap_tick) */
+#define PURGE_NOW_SLICES 128                  /* ... or half at once beyond 8 MiB and the slices in use */
+#define ORPHAN_KEEP_SLICES 128                /* idle slices left in orphans (8 MiB) */
 #define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
 #define FULL_SCAN    8                        /* full pages looked at per page switch */
 
@@ -102,8 +105,12 @@ typedef struct seg {
     size_t           map_size;
     size_t           huge_size;   /* large block: requested size */
     size_t           huge_off;    /* large block: offset of the data */
+    uint64_t         cached_at;   /* large block in the heap's cache: since (ns) */
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
+    uint32_t         dirty_old;   /* of those, the ones already idle at the owner's last
+                                     purge tick (theap_tick) */
+    uint32_t         empty_old;   /* the segment was entirely free at that tick */
     _Atomic uint32_t notify_mask; /* pages (by first slice) with a notice for the owner */
 } seg_t;
 
@@ -158,6 +165,7 @@ typedef struct theap {
     seg_t         *segs;           /* owned segments */
     uint32_t       dirty_slices;   /* free but still committed slices in owned segments */
     uint32_t       used_slices;    /* slices holding pages */
+    uint64_t       purge_tick;     /* CLOCK_MONOTONIC_COARSE ns of the next purge tick */
     uintptr_t      token;          /* owner thread token (1: shared theap, used under stw_mtx) */
     int            dead;           /* heap destroyed under us: free at thread exit */
     struct theap  *hnext, *hprev;  /* heap->theaps */
@@ -188,9 +196,12 @@ typedef struct heap {
     _Atomic size_t    committed, committed_peak, reserved;
     _Atomic size_t    bad_frees;
     _Atomic uint32_t  orphan_notify;  /* some orphaned segment has a notice */
+    _Atomic uint64_t  orphan_purge_at; /* exited threads left idle slices committed in
+                                          the orphans: purge them at this time (ns) */
     seg_t            *huge_cache;  /* freed large blocks kept mapped (heap_os.c; big) */
     size_t            huge_cached; /* their bytes */
     unsigned          huge_ncached;
+    _Atomic uint64_t  huge_age_at; /* a cached large block ages out at this time (0: none) */
     struct heap      *list_next, *list_prev;  /* live heaps (g_lock) */
 } heap_t;
 
@@ -260,11 +271,13 @@ void heap_struct_init(heap_t *h, unsigned flags, size_t maximum);
 void commit_add(heap_t *h, ptrdiff_t d);
 seg_t *seg_new(theap_t *th);
 void seg_purge(heap_t *h, seg_t *s);
+uint32_t seg_purge_mask(heap_t *h, seg_t *s, uint32_t m);
 void seg_release(heap_t *h, seg_t *s);
 void seg_release_locked(heap_t *h, seg_t *s);   /* heap->big held */
 void *huge_alloc(heap_t *h, size_t n, size_t align);
 void huge_free(heap_t *h, seg_t *s);
 void huge_cache_drop(heap_t *h);         /* heap->big held */
+void huge_cache_age(heap_t *h, uint64_t now);
 
 /* heap_lock.c */
 void stw_lock(heap_t *h);
@@ -280,11 +293,14 @@ void remote_push(page_t *pg, void *first, void *last, uint32_t n);
 void rb_flush(theap_t *th, rbatch_t *sl);
 void theap_rb_flush_all(theap_t *th);
 void theap_purge(theap_t *th);
-int page_retire(theap_t *th, page_t *pg, int may_release);   /* 1: segment released */
+void page_retire(theap_t *th, page_t *pg);
+void theap_tick(theap_t *th);
 void page_free_slices(seg_t *s, page_t *pg);
 void page_arm(page_t *pg, int orphan);
 void theap_collect_notified(theap_t *th);
 void orphans_reclaim(heap_t *h);
+void orphans_purge_aged(heap_t *h, uint64_t now);
+void orphans_settle(heap_t *h);                 /* heap->big held */
 void theap_insert_page(theap_t *th, page_t *pg);
 page_t *alloc_page(theap_t *th, unsigned c);
 

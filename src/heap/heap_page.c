@@ -145,9 +145,26 @@ void page_free_slices(seg_t *s, page_t *pg)
     s->dirty_mask |= bits;
 }
 
-/* Owner: page is empty; give its slices back to the segment. Returns 1 if that released
- * the segment. */
-int page_retire(theap_t *th, page_t *pg, int may_release)
+/* Decommit idle slices of th, the longest idle (dirty_old) first, until at most
+ * 'target' remain. */
+static void theap_purge_down(theap_t *th, uint32_t target)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (seg_t *s = th->segs; s && th->dirty_slices > target; s = s->own_next) {
+            uint32_t m = pass ? s->dirty_mask : s->dirty_old & s->dirty_mask;
+            while (m && th->dirty_slices > target) {
+                uint32_t one = m & -m;
+                m &= m - 1;
+                th->dirty_slices -= seg_purge_mask(th->heap, s, one);
+            }
+        }
+}
+
+/* Owner (or world stopped): pg is empty; give its slices back to the segment. They stay
+ * committed ("dirty") and go back to the system at a purge tick (theap_tick) once they
+ * have been idle for a whole epoch; once more than PURGE_NOW_SLICES and the slices in
+ * use lie idle, half of them (the longest idle first) are decommitted at once. */
+void page_retire(theap_t *th, page_t *pg)
 {
     seg_t *s = (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK);
     unsigned n = pg->nslices;
@@ -158,23 +175,51 @@ int page_retire(theap_t *th, page_t *pg, int may_release)
     page_free_slices(s, pg);
     th->dirty_slices += n;
     th->used_slices -= n;
-    if (may_release && s->free_mask == ALL_SLICES) {
-        /* keep one empty segment per theap as a spare; release the others */
-        int other = 0;
-        for (seg_t *o = th->segs; o; o = o->own_next)
-            if (o != s && o->free_mask != 0) { other = 1; break; }
-        if (other) {
-            th->dirty_slices -= (uint32_t)__builtin_popcount(s->dirty_mask);
-            slist_remove_own(&th->segs, s);
-            seg_release(th->heap, s);
-            return 1;
+    if (th->dirty_slices > PURGE_NOW_SLICES && th->dirty_slices > th->used_slices)
+        theap_purge_down(th, th->dirty_slices / 2);
+}
+
+/* Owner, at a page switch: idle memory goes back to the system once it has been idle
+ * for a whole epoch (PURGE_EPOCH_NS, so between one and two epochs): a program whose
+ * use of memory goes up and down within an epoch keeps it committed instead of paying
+ * a decommit, page faults and fresh zero pages each time (xmalloc's shape faulted 8x its
+ * peak in; rptest's 25x). What stays idle for good is bounded as before: free slices
+ * are decommitted only while more than 1 MiB and a quarter of the slices in use lie
+ * idle, and an entirely free segment is unmapped (it was free at the last tick too)
+ * unless it is the thread's last spare. The clock is the coarse one (a vDSO read, no
+ * system call), read only when something is idle. */
+void theap_tick(theap_t *th)
+{
+    uint64_t now = nspa_clock_ns(CLOCK_MONOTONIC_COARSE);
+    if (now < th->purge_tick)
+        return;
+    th->purge_tick = now + PURGE_EPOCH_NS;
+    uint64_t oat = LD(th->heap->orphan_purge_at);
+    if (oat && now >= oat)
+        orphans_purge_aged(th->heap, now);
+    uint64_t hat = LD(th->heap->huge_age_at);
+    if (hat && now >= hat)
+        huge_cache_age(th->heap, now);
+    int purge = th->dirty_slices > PURGE_SLICES && th->dirty_slices > th->used_slices / 4;
+    for (seg_t *s = th->segs, *nx; s; s = nx) {
+        nx = s->own_next;
+        if (s->free_mask == ALL_SLICES && s->empty_old) {
+            /* keep one empty segment per theap as a spare; release the others */
+            int other = 0;
+            for (seg_t *o = th->segs; o; o = o->own_next)
+                if (o != s && o->free_mask != 0) { other = 1; break; }
+            if (other) {
+                th->dirty_slices -= (uint32_t)__builtin_popcount(s->dirty_mask);
+                slist_remove_own(&th->segs, s);
+                seg_release(th->heap, s);
+                continue;
+            }
         }
+        if (purge)
+            th->dirty_slices -= seg_purge_mask(th->heap, s, s->dirty_old);
+        s->dirty_old = s->dirty_mask;
+        s->empty_old = s->free_mask == ALL_SLICES;
     }
-    /* hysteresis: decommit only when the idle committed memory exceeds 1 MiB and a
-     * quarter of what the thread's pages hold */
-    if (th->dirty_slices > PURGE_SLICES && th->dirty_slices > th->used_slices / 4)
-        theap_purge(th);
-    return 0;
 }
 
 static int find_run(uint32_t mask, unsigned n)
@@ -216,7 +261,17 @@ static int adopt_orphan(theap_t *th)
 {
     heap_t *h = th->heap;
     pthread_mutex_lock(&h->big);
-    seg_t *s = h->orphans;
+    /* among the first few, prefer one with committed idle slices (reused without page
+     * faults), then one with free slices (a full one makes the caller map a segment
+     * anyway) */
+    seg_t *s = h->orphans, *best = NULL;
+    int rank = -1;
+    for (unsigned k = 0; s && k < 8; s = s->own_next, k++) {
+        int r = s->dirty_mask ? 2 : s->free_mask ? 1 : 0;
+        if (r > rank) { rank = r; best = s; }
+        if (r == 2) break;
+    }
+    s = best;
     if (s)
         slist_remove_own(&h->orphans, s);
     pthread_mutex_unlock(&h->big);
@@ -237,7 +292,7 @@ static int adopt_orphan(theap_t *th)
         page_collect(pg);
         theap_insert_page(th, pg);
         if (pg->used == 0)
-            page_retire(th, pg, 0);
+            page_retire(th, pg);
     }
     return 1;
 }
@@ -247,6 +302,10 @@ static page_t *page_new(theap_t *th, unsigned c)
     unsigned n = cls_slices[c];
     seg_t *s;
     int si = -1;
+    /* committed (dirty) slices first: no page faults, and they are not left to idle */
+    for (s = th->segs; s; s = s->own_next)
+        if ((si = find_run(s->free_mask & s->dirty_mask, n)) >= 0)
+            break;
     for (int round = 0; round < 3 && si < 0; round++) {
         for (s = th->segs; s; s = s->own_next)
             if ((si = find_run(s->free_mask, n)) >= 0)
@@ -264,6 +323,8 @@ static page_t *page_new(theap_t *th, unsigned c)
         return NULL;
     uint32_t bits = (uint32_t)(((1ull << n) - 1) << si);
     s->free_mask &= ~bits;
+    s->dirty_old &= ~bits;
+    s->empty_old = 0;
     uint32_t was_dirty = s->dirty_mask & bits;
     if (was_dirty) {
         th->dirty_slices -= (uint32_t)__builtin_popcount(was_dirty);
@@ -307,6 +368,8 @@ page_t *alloc_page(theap_t *th, unsigned c)
 {
     if (unlikely(LD(th->notified)))
         theap_collect_notified(th);
+    if (th->dirty_slices || LD(th->heap->orphan_purge_at) || LD(th->heap->huge_age_at))
+        theap_tick(th);
     page_t *pg = th->pages[c];
     while (pg) {
         page_t *nx = pg->next;
@@ -393,10 +456,9 @@ void theap_collect_notified(theap_t *th)
             /* no collect (walking a long remote list to splice it costs): the page
              * is judged by its count */
             uint32_t live = page_live(pg);
-            if (live == 0 && th->pages[pg->cls] != pg) {
-                if (page_retire(th, pg, 1))
-                    break;               /* the segment went with it */
-            } else if (pg->in_full && live <= pg->trigger) {
+            if (live == 0 && th->pages[pg->cls] != pg)
+                page_retire(th, pg);
+            else if (pg->in_full && live <= pg->trigger) {
                 /* an eighth free again, as a local free would bring it back (with
                  * fewer, the owner would switch pages every few blocks); the blocks
                  * are collected when the page's own list runs dry */
@@ -406,6 +468,26 @@ void theap_collect_notified(theap_t *th)
                 page_arm(pg, 0);
         }
     }
+}
+
+/* A purge tick found the idle slices exited threads left in the orphans older than an
+ * epoch: decommit them, unmap the orphans that are entirely free. A trylock: if another
+ * thread holds heap->big, the next tick does it. */
+void orphans_purge_aged(heap_t *h, uint64_t now)
+{
+    (void)now;
+    if (pthread_mutex_trylock(&h->big))
+        return;
+    ST(h->orphan_purge_at, 0);
+    for (seg_t *s = h->orphans, *nx; s; s = nx) {
+        nx = s->own_next;
+        if (s->free_mask == ALL_SLICES) {
+            slist_remove_own(&h->orphans, s);
+            seg_release_locked(h, s);
+        } else
+            seg_purge(h, s);
+    }
+    pthread_mutex_unlock(&h->big);
 }
 
 /* Orphaned segments (their thread has exited) that got blocks back: collect them, free
@@ -419,17 +501,49 @@ void orphans_reclaim(heap_t *h)
     for (seg_t *s = h->orphans, *nx; s; s = nx) {
         nx = s->own_next;
         uint32_t m = notices_take(s);
+        if (!m)
+            continue;
+        uint32_t was_free = s->free_mask;
         for (page_t *pg; (pg = notice_next(s, &m)) != NULL; ) {
             if (page_live(pg) == 0)
                 page_free_slices(s, pg);     /* (page_new resets its lists) */
             else
                 page_arm(pg, 1);
         }
-        if (s->free_mask == ALL_SLICES) {
+        /* what other threads freed into a gone thread's pages goes back at once (the
+         * idle slices its thread left at exit stay for an adopter: orphans_settle) */
+        seg_purge_mask(h, s, s->free_mask & ~was_free);
+        if (s->free_mask == ALL_SLICES && !s->dirty_mask) {
             slist_remove_own(&h->orphans, s);
             seg_release_locked(h, s);
-        } else
-            seg_purge(h, s);
+        }
     }
     pthread_mutex_unlock(&h->big);
 }
+
+/* heap->big held: the idle slices of exited threads' segments stay committed, up to
+ * ORPHAN_KEEP_SLICES over all orphans, for the next thread that adopts them (a program
+ * that runs threads one after another then reuses them without page faults); they go
+ * back to the system at the first purge tick of any thread of the heap an epoch later
+ * (orphans_purge_aged). Beyond the bound they are decommitted at once, and an orphan
+ * that is entirely free with nothing kept is unmapped. */
+void orphans_settle(heap_t *h)
+{
+    uint32_t kept = 0;
+    for (seg_t *s = h->orphans, *nx; s; s = nx) {
+        nx = s->own_next;
+        uint32_t d = (uint32_t)__builtin_popcount(s->dirty_mask);
+        if (kept + d > ORPHAN_KEEP_SLICES) {
+            seg_purge(h, s);
+            d = 0;
+        }
+        kept += d;
+        if (s->free_mask == ALL_SLICES && !d) {
+            slist_remove_own(&h->orphans, s);
+            seg_release_locked(h, s);
+        }
+    }
+    if (kept && !LD(h->orphan_purge_at))
+        ST(h->orphan_purge_at, nspa_clock_ns(CLOCK_MONOTONIC_COARSE) + PURGE_EPOCH_NS);
+}
+

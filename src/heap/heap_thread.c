@@ -74,18 +74,15 @@ static void theap_abandon(theap_t *th)
             if (s->slice_first[si] == si && pg->bsize) {
                 page_collect(pg);
                 if (pg->used == 0)
-                    page_retire(th, pg, 0);
+                    page_retire(th, pg);
             }
         }
     }
-    theap_purge(th);
+    /* The segments become orphans; their idle slices stay committed (up to a bound)
+     * for the next thread that adopts them: orphans_settle */
     for (seg_t *s = th->segs, *nx; s; s = nx) {
         nx = s->own_next;
         slist_remove_own(&th->segs, s);
-        if (s->free_mask == ALL_SLICES) {
-            seg_release(h, s);
-            continue;
-        }
         /* orphaned: every page asks for a notice, so that the blocks other threads
          * free into it come back without waiting for an adopter (orphans_reclaim).
          * The owner goes first: a notice posted after it goes to the heap. */
@@ -104,6 +101,10 @@ static void theap_abandon(theap_t *th)
             atomic_store(&h->orphan_notify, 1);
         pthread_mutex_unlock(&h->big);
     }
+    th->dirty_slices = 0;
+    pthread_mutex_lock(&h->big);
+    orphans_settle(h);
+    pthread_mutex_unlock(&h->big);
     pthread_mutex_lock(&h->big);
     if (th->hprev) th->hprev->hnext = th->hnext; else h->theaps = th->hnext;
     if (th->hnext) th->hnext->hprev = th->hprev;

@@ -246,7 +246,7 @@ static size_t heap_compact_locked(heap_t *h)
                 if (!owner)
                     page_free_slices(s, pg);
                 else
-                    page_retire(owner, pg, 0);
+                    page_retire(owner, pg);
             } else if (!owner || pg->in_full)
                 page_arm(pg, !owner);    /* the count restarted: ask again */
         }
