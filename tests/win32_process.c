@@ -229,7 +229,7 @@ static void test_open_process(void)
     CHECK(GetExitCodeProcess(GetCurrentProcess(), &code));
     CHECK_EQ(code, STILL_ACTIVE);
     CloseHandle(h);
-    HANDLE th = OpenThread(SYNCHRONIZE, FALSE, GetCurrentThreadId());
+    HANDLE th = OpenThread(SYNCHRONIZE | THREAD_QUERY_LIMITED_INFORMATION, FALSE, GetCurrentThreadId());
     CHECK(th != NULL);
     CHECK_EQ(GetThreadId(th), GetCurrentThreadId());
     FILETIME c, e, k, u;

@@ -62,6 +62,8 @@ NSPA_EXPORT BOOL WINAPI CancelSynchronousIo(HANDLE thread)
     int sig;
     if (thread == GetCurrentThread()) return fail(ERROR_NOT_FOUND);   /* it is here, not blocked */
     if (nspa__thread_obj_info(nspa__win32_h(thread), &tid, &code, &sig)) return fail(ERROR_INVALID_HANDLE);
+    DWORD e = nspa__thread_access(thread, THREAD_TERMINATE);
+    if (e) return fail(e);
     if (sig) return fail(ERROR_NOT_FOUND);
     return io_cancel_sync(tid) ? fail(ERROR_NOT_FOUND) : TRUE;
 }

@@ -103,6 +103,7 @@ NSPA_EXPORT NTSTATUS NTAPI NtQueueApcThread(HANDLE thread, PNTAPCFUNC fn, ULONG_
     case 0: return STATUS_SUCCESS;
     case -EBADF: return nt_is_pseudo(thread) ? STATUS_OBJECT_TYPE_MISMATCH : STATUS_INVALID_HANDLE;
     case -ESRCH: return STATUS_UNSUCCESSFUL;          /* the thread has ended */
+    case -EACCES: return STATUS_ACCESS_DENIED;        /* no THREAD_SET_CONTEXT */
     default: return STATUS_NO_MEMORY;
     }
 }

@@ -77,6 +77,9 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to);
  * every bit; the NT layer sets what Open/Create/DuplicateHandle asked for. */
 NSPA_HIDDEN int nspa__handle_access(nspa_obj_t h, uint32_t *access);
 NSPA_HIDDEN int nspa__handle_set_access(nspa_obj_t h, uint32_t access);
+/* 0 when @h names an object of @type and grants one of the bits of @need; -EBADF,
+ * -EINVAL (another type), -EACCES */
+NSPA_HIDDEN int nspa__handle_check(nspa_obj_t h, int type, uint32_t need);
 /* the next handle at index *@i or above to an object of @type (0: none); *@i moves on */
 NSPA_HIDDEN nspa_obj_t nspa__handle_next(uint32_t *i, int type, uint32_t *flags);
 /* the object behind @h if it has type @type, else NULL (no reference taken) */

@@ -614,8 +614,8 @@ NSPA_EXPORT BOOL WINAPI GetThreadTimes(HANDLE h, LPFILETIME creation, LPFILETIME
                                        LPFILETIME user)
 {
     if (!creation || !exit_t || !kernel || !user) return fail(ERROR_NOACCESS);
-    DWORD tid = GetThreadId(h);
-    if (!tid) return fail(ERROR_INVALID_HANDLE);
+    DWORD tid = GetThreadId(h);        /* THREAD_QUERY_(LIMITED_)INFORMATION */
+    if (!tid) return FALSE;            /* its error set */
     uint64_t ut = 0, kt = 0, st = 0;
     int pid = getpid();
     if (nspa_task_times(pid, (int)tid, &ut, &kt, &st) && nspa_task_times((int)tid, 0, &ut, &kt, &st)) {
@@ -634,7 +634,6 @@ NSPA_EXPORT BOOL WINAPI GetThreadTimes(HANDLE h, LPFILETIME creation, LPFILETIME
 
 NSPA_EXPORT HANDLE WINAPI OpenThread(DWORD access, BOOL inherit, DWORD tid)
 {
-    (void)access;
     nspa_obj_t out = 0;
     int r = nspa__win32_thread_handle_by_tid(tid, &out);
     if (r) {
@@ -642,6 +641,6 @@ NSPA_EXPORT HANDLE WINAPI OpenThread(DWORD access, BOOL inherit, DWORD tid)
         return NULL;
     }
     if (inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
-    nspa__handle_set_access(out, nspa__nt_map_access(NSPA_TYPE_PROCESS, access));
+    nspa__handle_set_access(out, nspa__nt_map_access(NSPA_TYPE_THREAD, access));
     return (HANDLE)(uintptr_t)out;
 }

@@ -250,6 +250,15 @@ NSPA_EXPORT void WINAPI ExitThread(DWORD code)
     pthread_exit(NULL);
 }
 
+NSPA_HIDDEN uint32_t nspa__thread_access(void *h, uint32_t need)
+{
+    if (h == GetCurrentThread()) return 0;
+    int r = nspa__handle_check(nspa__win32_h(h), NSPA_TYPE_THREAD, need);
+    return !r ? 0 : r == -EACCES ? ERROR_ACCESS_DENIED : ERROR_INVALID_HANDLE;
+}
+
+#define THREAD_QUERY_ANY (THREAD_QUERY_INFORMATION | THREAD_QUERY_LIMITED_INFORMATION)
+
 NSPA_EXPORT BOOL WINAPI GetExitCodeThread(HANDLE h, LPDWORD code)
 {
     uint32_t tid, ec;
@@ -258,9 +267,9 @@ NSPA_EXPORT BOOL WINAPI GetExitCodeThread(HANDLE h, LPDWORD code)
         if (code) *code = STILL_ACTIVE;
         return TRUE;
     }
-    int r = nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
-    if (r) {
-        SetLastError(ERROR_INVALID_HANDLE);
+    DWORD e = nspa__thread_access(h, THREAD_QUERY_ANY);
+    if (e || nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
+        SetLastError(e ? e : ERROR_INVALID_HANDLE);
         return FALSE;
     }
     if (!code) {
@@ -276,8 +285,9 @@ NSPA_EXPORT DWORD WINAPI GetThreadId(HANDLE h)
     uint32_t tid, ec;
     int sig;
     if (h == GetCurrentThread()) return nspa_thread_id();
-    if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
-        SetLastError(ERROR_INVALID_HANDLE);
+    DWORD e = nspa__thread_access(h, THREAD_QUERY_ANY);
+    if (e || nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
+        SetLastError(e ? e : ERROR_INVALID_HANDLE);
         return 0;
     }
     return tid;
@@ -287,8 +297,9 @@ NSPA_EXPORT DWORD WINAPI ResumeThread(HANDLE h)
 {
     uint32_t tid, ec;
     int sig;
-    if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
-        SetLastError(ERROR_INVALID_HANDLE);
+    DWORD e = nspa__thread_access(h, THREAD_SUSPEND_RESUME);
+    if (e || nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) {
+        SetLastError(e ? e : ERROR_INVALID_HANDLE);
         return (DWORD)-1;
     }
     struct w32_thread *t = registry_find_locked(tid);
@@ -484,6 +495,7 @@ NSPA_HIDDEN int nspa__win32_queue_apc(HANDLE h, PNTAPCFUNC fn, ULONG_PTR a1, ULO
     int sig;
     if (h == GetCurrentThread()) tid = current()->tid;
     else if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) return -EBADF;
+    else if (nspa__thread_access(h, THREAD_SET_CONTEXT)) return -EACCES;
     struct apc *a = NULL;
     if (fn) {
         a = malloc(sizeof(*a));
@@ -536,7 +548,7 @@ NSPA_HIDDEN int nspa__win32_queue_apc_rec(uint32_t tid, struct nspa_apc *a)
 static DWORD apc_error(int r)
 {
     /* an ended thread: NtQueueApcThread's STATUS_UNSUCCESSFUL, i.e. ERROR_GEN_FAILURE */
-    return r == -EBADF ? ERROR_INVALID_HANDLE : r == -ESRCH ? ERROR_GEN_FAILURE
+    return r == -EBADF ? ERROR_INVALID_HANDLE : r == -ESRCH ? ERROR_GEN_FAILURE : r == -EACCES ? ERROR_ACCESS_DENIED
          : r == -ENOTSUP ? ERROR_NOT_SUPPORTED : ERROR_NOT_ENOUGH_MEMORY;
 }
 
