@@ -237,9 +237,9 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
 
 /* A handle here to the object that handle @remote of process @pid names. @close: the
  * handle there is closed (DUPLICATE_CLOSE_SOURCE): its reference moves to our copy, its
- * ledger entry says LEDGER_REVOKED and the process drops its table entry at its next
- * close of any handle, its next miss, or its exit (h_revoke_scan); until then its stale
- * entry still names the object, which our copy keeps alive. */
+ * ledger entry says LEDGER_REVOKED and its revocation count moves: its next lookup of
+ * that value fails (h_revoked_slow), and its table drops the entry then or at its next
+ * close or miss (handles.c). */
 NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close)
 {
     struct ns *ns = attached();

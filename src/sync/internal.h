@@ -61,6 +61,7 @@ NSPA_HIDDEN int ns_error(void);                  /* why ns_get() gave NULL (-err
 NSPA_HIDDEN int region_open(struct ns *ns, const char *name);
 NSPA_HIDDEN void reg_lock(struct ns *ns);
 NSPA_HIDDEN void reg_unlock(struct ns *ns);
+NSPA_HIDDEN int reg_trylock(struct ns *ns);   /* 1: taken; 0: busy (never waits) */
 NSPA_HIDDEN void jset32(struct ns *ns, uint32_t *p, uint32_t v);
 NSPA_HIDDEN void jset64(struct ns *ns, uint64_t *p, uint64_t v);
 /* The region's tables of records (objects, names, threads, processes, ledger chunks):
@@ -121,6 +122,17 @@ static inline struct hent *hent_of(uint32_t i)
 }
 
 NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i);
+/* Revocations: another process closed handles of ours (DUPLICATE_CLOSE_SOURCE, inherit.c)
+ * and bumped this process's count in the region (@word; a zero of our own while not
+ * attached); @seen is the count the table has caught up with. The lookup compares the
+ * two: two loads of words nobody writes in the common case. */
+struct h_revoke {
+    const uint32_t *word;
+    uint32_t seen;
+};
+extern struct h_revoke h_rv NSPA_HIDDEN;
+NSPA_HIDDEN int h_revoked_slow(uint32_t i);
+NSPA_HIDDEN void h_revoke_attach(struct ns *ns);
 
 /* A forwarder: an unnamed object of the process arena grown into the region (inherit.c,
  * docs/process.md). Its word stays claimed (every fast path misses), its type is
@@ -146,6 +158,10 @@ static inline __attribute__((always_inline)) struct sobj *h_lookup_acc(nspa_obj_
         o = h_lookup_remote(i);
         e = hent_of(i);
         if (!o || !e) return NULL;
+    } else if (__builtin_expect(__atomic_load_n(h_rv.word, __ATOMIC_ACQUIRE) !=
+                                    __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED), 0) &&
+               h_revoked_slow(i)) {
+        return NULL;                   /* closed by another process just now */
     }
     if (acc) *acc = __atomic_load_n(&e->access, __ATOMIC_RELAXED);
     uint8_t type = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);

@@ -229,6 +229,7 @@ static int attach_locked(void)
     uint32_t slot = proc_adopt(ns);
     if (slot != UINT32_MAX) {
         ns->proc = slot;
+        h_revoke_attach(ns);
         h_adopt_ledger(ns);                /* the inherited handles, same values */
         reg_unlock(ns);
         gift_open(ns);
@@ -248,6 +249,7 @@ static int attach_locked(void)
     }
     proc_claim(ns, slot);
     ns->proc = slot;
+    h_revoke_attach(ns);
     reg_unlock(ns);
     gift_open(ns);
     return 0;
@@ -318,6 +320,7 @@ static void fork_child(void)
     if (nspa_ns) {
         __atomic_store_n(&nspa_fork_pending, 1, __ATOMIC_RELEASE);
         nspa_ns->proc = UINT32_MAX;
+        h_revoke_attach(nspa_ns);
     }
 }
 
@@ -338,6 +341,7 @@ NSPA_HIDDEN void procs_fork_fixup(void)
             if (slot != UINT32_MAX) {
                 proc_claim(ns, slot);
                 ns->proc = slot;
+                h_revoke_attach(ns);
             }
             reg_unlock(ns);
             if (slot != UINT32_MAX) gift_open(ns);
@@ -372,6 +376,7 @@ static void at_exit(void)
     int last = 0;
     if (!p->nthreads) {
         proc_release(ns, ns->proc);
+        h_revoke_attach(NULL);         /* the slot may be another process's from now on */
         last = ns->hdr->nobjs == 0;
         for (uint32_t i = 0; i < ns->hdr->proc_hwm && last; i++)
             if (ns->procs[i].pid && !proc_is_dead(ns, &ns->procs[i])) last = 0;

@@ -232,6 +232,18 @@ NSPA_HIDDEN void reg_lock(struct ns *ns)
     }
 }
 
+NSPA_HIDDEN int reg_trylock(struct ns *ns)
+{
+    int r = pthread_mutex_trylock(&ns->hdr->lock);
+    if (r == EOWNERDEAD) {
+        atomic_fetch_add(&ns->hdr->reg_recoveries, 1);
+        recover(ns);
+        pthread_mutex_consistent(&ns->hdr->lock);
+        r = 0;
+    }
+    return r == 0;
+}
+
 NSPA_HIDDEN void reg_unlock(struct ns *ns)
 {
     __atomic_store_n(&ns->hdr->journal_len, 0, __ATOMIC_RELEASE);   /* commit */
