@@ -89,6 +89,7 @@ static int h_set(uint32_t i, struct sobj *o)
     e->flags = 0;
     __atomic_store_n(&e->access, H_ACCESS_ALL, __ATOMIC_RELAXED);
     atomic_store_explicit(&e->obj, o, memory_order_release);
+    if (o->type == NSPA_TYPE_FILE) fdmap_put(i, o);
     return 0;
 }
 
@@ -149,6 +150,7 @@ static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
     else if (e->flags & NSPA_HANDLE_PROTECT) r = -EPERM;
     else if (h_in_ledger(x, i) && !reg_held) r = -EAGAIN;
     else {
+        if (x->type == NSPA_TYPE_FILE) fdmap_put(i, NULL);
         if (h_in_ledger(x, i)) {
             uint32_t *l = ledger_slot(nspa_ns, i, 0);
             /* closed by another process meanwhile: the reference went with its copy */
@@ -267,7 +269,7 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
 
 /* Entry @e (index @ei, object @o) moves to the free entry @d, flags and access with
  * it; @e goes on the free list. h_lock held. */
-static void h_move_entry(struct hent *e, uint32_t ei, struct hent *d, struct sobj *o)
+static void h_move_entry(struct hent *e, uint32_t ei, struct hent *d, uint32_t di, struct sobj *o)
 {
     d->flags = e->flags;
     __atomic_store_n(&d->access, e->access, __ATOMIC_RELAXED);
@@ -275,6 +277,20 @@ static void h_move_entry(struct hent *e, uint32_t ei, struct hent *d, struct sob
     atomic_store_explicit(&e->obj, NULL, memory_order_release);
     e->flags = 0;
     h_give(e, ei);
+    if (o->type == NSPA_TYPE_FILE) {
+        fdmap_put(ei, NULL);
+        fdmap_put(di, o);
+    }
+}
+
+/* Index @i's fd map entry again (its record's description changed: fdmap.c). */
+NSPA_HIDDEN void h_fdmap_refresh(uint32_t i)
+{
+    pthread_mutex_lock(&h_lock);
+    struct hent *e = i < H_DIR * H_CHUNK ? hent_of(i) : NULL;
+    struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
+    if (o && o->type == NSPA_TYPE_FILE) fdmap_put(i, o);
+    pthread_mutex_unlock(&h_lock);
 }
 
 /* Move handle @from (to an object of this process's arena) to the exact value @to, which
@@ -297,7 +313,7 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to)
     if (!r) {
         nspa_slots_claim(&hs, j);                /* off the free list, or the indices below
                                                   * it become free ones */
-        h_move_entry(e, i, d, o);
+        h_move_entry(e, i, d, j, o);
     }
     pthread_mutex_unlock(&h_lock);
     return r;
@@ -347,7 +363,7 @@ NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
         if (o && !o->in_region && !h_chunk(i)) d = hent_of(i);
         if (d && !atomic_load_explicit(&d->obj, memory_order_relaxed)) {
             if (i < h_hwm) h_unfree(i);
-            h_move_entry(e, j, d, o);
+            h_move_entry(e, j, d, i, o);
             if (i + 1 > h_top) h_top = i + 1;
             ok = 1;
         }

@@ -158,15 +158,18 @@ static inline __attribute__((always_inline)) struct sobj *h_lookup_acc(nspa_obj_
         o = h_lookup_remote(i);
         e = hent_of(i);
         if (!o || !e) return NULL;
-    } else if (__builtin_expect(__atomic_load_n(h_rv.word, __ATOMIC_ACQUIRE) !=
-                                    __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED), 0) &&
-               h_revoked_slow(i)) {
-        return NULL;                   /* closed by another process just now */
     }
     if (acc) *acc = __atomic_load_n(&e->access, __ATOMIC_RELAXED);
     uint8_t type = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     /* 0: freed; OBJ_FORWARD: an arena object grown into the region (inherit.c) */
     if (__builtin_expect((uint8_t)(type - 1) >= OBJ_FORWARD - 1, 0)) return type ? obj_forward_target(o) : NULL;
+    /* a handle to a region object may have been closed by another process just now
+     * (only those have ledger entries to revoke): the byte next to the type, then
+     * two loads of words nobody writes while nothing is revoked */
+    if (__builtin_expect(o->in_region, 0) &&
+        __builtin_expect(__atomic_load_n(h_rv.word, __ATOMIC_ACQUIRE) != __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED), 0) &&
+        h_revoked_slow(i))
+        return NULL;
     return o;
 }
 static inline struct sobj *h_lookup(nspa_obj_t h) { return h_lookup_acc(h, NULL); }
@@ -202,6 +205,14 @@ NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p);
 NSPA_HIDDEN void gift_drain(struct ns *ns);
 NSPA_HIDDEN uint32_t *remote_free_index(struct ns *ns, uint32_t slot, uint32_t *index);
 NSPA_HIDDEN void h_close_all(void);
+/* the fd map: descriptors of this process's file handles, for other processes'
+ * DuplicateHandle (fdmap.c) */
+NSPA_HIDDEN void fdmap_put(uint32_t i, const struct sobj *o);
+NSPA_HIDDEN void fdmap_fill(void);
+NSPA_HIDDEN void fdmap_close(void);
+NSPA_HIDDEN void fdmap_after_fork_child(void);
+NSPA_HIDDEN void fdmap_forget(struct ns *ns, const struct ns_proc *p);
+NSPA_HIDDEN void h_fdmap_refresh(uint32_t i);
 
 /* ---- objects (objects.c, names.c) ---------------------------------------------------- */
 NSPA_HIDDEN void obj_ref(struct sobj *o);

@@ -193,6 +193,7 @@ NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
         }
         if (!busy) {
             gift_forget(ns, p);                /* its mailbox's socket file */
+            fdmap_forget(ns, p);               /* its fd map */
             proc_release(ns, i);
         }
     }
@@ -233,6 +234,7 @@ static int attach_locked(void)
         h_adopt_ledger(ns);                /* the inherited handles, same values */
         reg_unlock(ns);
         gift_open(ns);
+        fdmap_fill();
         return 0;
     }
     /* sweep only when the table is full: a sweep looks at every process */
@@ -252,6 +254,7 @@ static int attach_locked(void)
     h_revoke_attach(ns);
     reg_unlock(ns);
     gift_open(ns);
+    fdmap_fill();
     return 0;
 }
 
@@ -316,6 +319,7 @@ static void fork_child(void)
     thr_after_fork_child();
     h_after_fork_child();
     gift_after_fork_child();
+    fdmap_after_fork_child();
     reaper_after_fork();
     if (nspa_ns) {
         __atomic_store_n(&nspa_fork_pending, 1, __ATOMIC_RELEASE);
@@ -352,6 +356,7 @@ NSPA_HIDDEN void procs_fork_fixup(void)
         }
         h_fork_refs();
         __atomic_store_n(&nspa_fork_pending, 0, __ATOMIC_RELEASE);
+        fdmap_fill();
     }
     pthread_mutex_unlock(&attach_lock);
 }
@@ -369,6 +374,7 @@ static void at_exit(void)
     nspa__thread_unregister();
     h_close_all();
     gift_close();
+    fdmap_close();
     struct ns *ns = nspa_ns;
     if (!ns || ns->proc == UINT32_MAX) return;
     reg_lock(ns);
@@ -385,7 +391,10 @@ static void at_exit(void)
         /* the mailboxes of processes that died without their exit work (killed), whose
          * slots no sweep reached */
         for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++)
-            if (ns->procs[i].pid) gift_forget(ns, &ns->procs[i]);
+            if (ns->procs[i].pid) {
+                gift_forget(ns, &ns->procs[i]);
+                fdmap_forget(ns, &ns->procs[i]);
+            }
         jset32(ns, &ns->hdr->dead, 1);
         unlink(ns->path);
     }

@@ -36,6 +36,15 @@ NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_
 /* the receiving side: a record over @fd described by @meta, as a handle *@tmp (0 or
  * -errno; on error @fd is the caller's to close) */
 NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_obj_t *tmp));
+/* The fd map (fdmap.c): the I/O module's description of a file object (fd + 1 in the
+ * low 32 bits, its description bits above; 0: not one to give), asked whenever a handle
+ * to one is made or moved; _note: a new record's description is complete; _take: a
+ * copy of the descriptor behind handle @remote of process @pid (pidfd_getfd): 0,
+ * -EBADF (no file there), -ESRCH, -EACCES (refused: ptrace rights), -ENOSYS */
+struct sobj;
+NSPA_HIDDEN void nspa__set_fdmap_hook(uint64_t (*fn)(const struct sobj *o));
+NSPA_HIDDEN void nspa__fdmap_note(nspa_obj_t h);
+NSPA_HIDDEN int nspa__fdmap_take(int32_t pid, nspa_obj_t remote, int *fd, uint32_t *desc);
 /* the calling thread is leaving (ExitThread): its mutexes are abandoned now */
 NSPA_HIDDEN void nspa__thread_unregister(void);
 /* WaitForSingleObject's path: one handle, the caller's thread id as owner */
