@@ -254,7 +254,9 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
                 continue;
             }
             uint32_t i = c * LEDGER_CHUNK + k;
-            if (!h_install_locked(ns, i, NSPA_HANDLE_INHERIT)) {
+            /* below REMOTE_BASE: inherited (inheritable again); from it on: given by
+             * DuplicateHandle before we ran (bInheritHandle FALSE: not inheritable) */
+            if (!h_install_locked(ns, i, i < REMOTE_BASE ? NSPA_HANDLE_INHERIT : 0)) {
                 struct sobj *o = &ns->objs[chunk[k] - 1];
                 jset32(ns, &chunk[k], 0);
                 obj_unref(o);

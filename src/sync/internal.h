@@ -82,6 +82,7 @@ NSPA_HIDDEN int procs_fork_pending(void);
 NSPA_HIDDEN uint32_t proc_take(struct ns *ns);
 NSPA_HIDDEN void proc_release(struct ns *ns, uint32_t slot);
 NSPA_HIDDEN uint32_t proc_slot_of_pid(struct ns *ns, uint32_t pid);
+NSPA_HIDDEN uint32_t proc_handoff_of_pid(struct ns *ns, uint32_t pid);
 NSPA_HIDDEN int proc_gone(struct ns *ns, uint32_t slot, uint32_t pid);
 
 /* ---- thread records (threads.c) ---------------------------------------------------- */

@@ -122,6 +122,15 @@ NSPA_HIDDEN uint32_t proc_slot_of_pid(struct ns *ns, uint32_t pid)
     return UINT32_MAX;
 }
 
+/* The slot a parent prepared for its child @pid that has not attached yet (handoff,
+ * committed: the child's pid in it), or UINT32_MAX. Registry lock held. */
+NSPA_HIDDEN uint32_t proc_handoff_of_pid(struct ns *ns, uint32_t pid)
+{
+    for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++)
+        if (ns->procs[i].pid == pid && ns->procs[i].handoff && pid != (uint32_t)getpid()) return i;
+    return UINT32_MAX;
+}
+
 /* A child with inherited handles (NSPA_INHERIT=<slot>:<parent pid>, inherit.c): the
  * slot its parent prepared, with the handles in its ledger, becomes its own. Registry
  * lock held. UINT32_MAX: none (no such variable, or not for us: the parent died, the

@@ -24,7 +24,9 @@ NSPA_HIDDEN int nspa__exit_obj_info(nspa_obj_t h, int type, uint32_t *id, uint32
  * inheritable handle at creation) */
 NSPA_HIDDEN int nspa__create_obj(int type, const void *args, const char *name, int shared, nspa_obj_t *out);
 /* handle inheritance across exec and handles of other processes (inherit.c) */
-NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot);       /* the parent, before the spawn */
+/* the parent, before the spawn: a slot for the child (@inherit: with the inheritable
+ * handles; without, an empty one that DuplicateHandle can fill before the child runs) */
+NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot, int inherit);
 NSPA_HIDDEN void nspa__handoff_commit(uint32_t slot, int32_t child);   /* after it */
 NSPA_HIDDEN void nspa__handoff_cancel(uint32_t slot);        /* the spawn failed */
 NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child);     /* the child ended */
