@@ -507,9 +507,17 @@ NSPA_EXPORT DWORD WINAPI GetProcessId(HANDLE h) { return proc_pid_with(h, QUERY_
 
 NSPA_EXPORT DWORD WINAPI GetProcessIdOfThread(HANDLE h)
 {
-    if (!GetThreadId(h)) return 0;
-    return (DWORD)getpid();     /* thread handles name threads of this process, or a
-                                 * child's main thread, whose id is its pid */
+    DWORD tid = GetThreadId(h);        /* THREAD_QUERY_LIMITED_INFORMATION */
+    if (!tid) return 0;
+    /* thread handles name threads of this process, or the main thread of a child
+     * (CreateProcess's hThread), whose id is its pid: watched, or among the ended ones
+     * remembered */
+    if (tid == (DWORD)getpid() || !syscall(SYS_tgkill, getpid(), (pid_t)tid, 0)) return (DWORD)getpid();
+    pthread_mutex_lock(&watch_lock);
+    int child = watch_find_locked((pid_t)tid) != NULL;
+    for (uint32_t i = 0; !child && i < GRAVE && i < grave_next; i++) child = graves[i].pid == tid;
+    pthread_mutex_unlock(&watch_lock);
+    return child ? tid : (DWORD)getpid();
 }
 
 NSPA_EXPORT BOOL WINAPI TerminateProcess(HANDLE h, UINT code)
