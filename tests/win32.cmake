@@ -29,6 +29,8 @@ nspa_add_test(win32_memory_status SOURCES tests/win32_memory_status.c WIN32 TIME
 nspa_add_test(win32_process_stdio SOURCES tests/win32_process_stdio.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_process_inherit_io SOURCES tests/win32_process_inherit_io.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_process_dup_io SOURCES tests/win32_process_dup_io.c WIN32 TIMEOUT 60)
+nspa_add_test(win32_process_dup_from SOURCES tests/win32_process_dup_from.c WIN32 TIMEOUT 60)
+nspa_add_test(win32_process_dup_suspended SOURCES tests/win32_process_dup_suspended.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_process_std_null SOURCES tests/win32_process_std_null.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_access SOURCES tests/win32_access.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_process_mutex_owner SOURCES tests/win32_process_mutex_owner.c WIN32 THREADED TIMEOUT 90)

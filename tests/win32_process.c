@@ -95,6 +95,8 @@ static void test_exit_codes(void)
     REQUIRE(spawn("child-exit 42", 0, NULL, NULL, &pi));
     CHECK(pi.hProcess && pi.hThread && pi.dwProcessId && pi.dwThreadId == pi.dwProcessId);
     CHECK_EQ(GetProcessId(pi.hProcess), pi.dwProcessId);
+    CHECK_EQ(GetProcessIdOfThread(pi.hThread), pi.dwProcessId);     /* the child's main thread */
+    CHECK_EQ(GetProcessIdOfThread(GetCurrentThread()), GetCurrentProcessId());
     CHECK_EQ(GetThreadId(pi.hThread), pi.dwThreadId);
     CHECK_EQ(WaitForSingleObject(pi.hProcess, 20000), WAIT_OBJECT_0);
     CHECK_EQ(WaitForSingleObject(pi.hThread, 20000), WAIT_OBJECT_0);
@@ -229,7 +231,7 @@ static void test_open_process(void)
     CHECK(GetExitCodeProcess(GetCurrentProcess(), &code));
     CHECK_EQ(code, STILL_ACTIVE);
     CloseHandle(h);
-    HANDLE th = OpenThread(SYNCHRONIZE, FALSE, GetCurrentThreadId());
+    HANDLE th = OpenThread(SYNCHRONIZE | THREAD_QUERY_LIMITED_INFORMATION, FALSE, GetCurrentThreadId());
     CHECK(th != NULL);
     CHECK_EQ(GetThreadId(th), GetCurrentThreadId());
     FILETIME c, e, k, u;

@@ -3,7 +3,10 @@
  * CloseHandle of it then fails with ERROR_INVALID_HANDLE, a second duplication of the
  * value fails, the reference went with the copy (a named object lives while the copy
  * does and goes with it), the copy gets the access asked for; a handle value that names
- * nothing there is ERROR_INVALID_HANDLE; nothing is left over (nspa_check_namespace). */
+ * nothing there is ERROR_INVALID_HANDLE; nothing is left over (nspa_check_namespace).
+ * The revocation takes effect at the source's next use of the value: a source thread
+ * spinning on SetEvent(value) (lookups only: no close, no miss) fails with
+ * ERROR_INVALID_HANDLE once the copy is made, and the first SetEvent after a wait fails. */
 #include <windows.h>
 #include <unistd.h>
 #include "nspa/sync.h"
@@ -29,16 +32,26 @@ static int child(const char *tag)
     snprintf(name, sizeof(name), "nspa-cs-mutex-%s", tag);
     HANDLE m = CreateMutexA(NULL, FALSE, name);
     HANDLE keep = CreateEventA(&sa, TRUE, FALSE, NULL);      /* not taken: stays ours */
-    if (!e || !m || !keep) return 1;
+    HANDLE spin = CreateEventA(&sa, FALSE, FALSE, NULL);     /* taken while we use it */
+    if (!e || !m || !keep || !spin) return 1;
     vals_path(path, sizeof(path), tag);
     FILE *f = fopen(path, "w");
     if (!f) return 2;
-    fprintf(f, "%lu %lu %lu\n", (unsigned long)(uintptr_t)e, (unsigned long)(uintptr_t)m,
-            (unsigned long)(uintptr_t)keep);
+    fprintf(f, "%lu %lu %lu %lu\n", (unsigned long)(uintptr_t)e, (unsigned long)(uintptr_t)m,
+            (unsigned long)(uintptr_t)keep, (unsigned long)(uintptr_t)spin);
     fclose(f);
+    HANDLE go = named_event("go", tag);
     SetEvent(named_event("ready", tag));
-    if (WaitForSingleObject(named_event("go", tag), 20000) != WAIT_OBJECT_0) return 3;
-    /* closed by the parent: gone here */
+    /* the parent takes @spin with DUPLICATE_CLOSE_SOURCE while we use it */
+    ULONGLONG end = GetTickCount64() + 20000;
+    SetLastError(0);
+    while (SetEvent(spin))
+        if (GetTickCount64() > end) return 4;                  /* never revoked */
+    if (GetLastError() != ERROR_INVALID_HANDLE) return 5;
+    if (WaitForSingleObject(go, 20000) != WAIT_OBJECT_0) return 3;
+    /* closed by the parent: gone here, from the first use on */
+    SetLastError(0);
+    if (SetEvent(e) || GetLastError() != ERROR_INVALID_HANDLE) return 9;
     SetLastError(0);
     if (CloseHandle(e) || GetLastError() != ERROR_INVALID_HANDLE) return 10;
     SetLastError(0);
@@ -66,11 +79,14 @@ int main(int argc, char **argv)
     CHECK_EQ(WaitForMultipleObjects(2, rw, FALSE, 20000), WAIT_OBJECT_0);
     vals_path(path, sizeof(path), tag);
     FILE *f = fopen(path, "r");
-    unsigned long ve = 0, vm = 0, vk = 0;
-    CHECK(f && fscanf(f, "%lu %lu %lu", &ve, &vm, &vk) == 3);
+    unsigned long ve = 0, vm = 0, vk = 0, vs = 0;
+    CHECK(f && fscanf(f, "%lu %lu %lu %lu", &ve, &vm, &vk, &vs) == 4);
     if (f) fclose(f);
     unlink(path);
-    HANDLE e = NULL, m = NULL, x = NULL;
+    HANDLE e = NULL, m = NULL, x = NULL, sp = NULL;
+    Sleep(20);                                 /* the child is spinning on its handle */
+    CHECK(DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)vs, GetCurrentProcess(), &sp, 0, FALSE,
+                          DUPLICATE_SAME_ACCESS | DUPLICATE_CLOSE_SOURCE));
     CHECK(DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)ve, GetCurrentProcess(), &e, 0, FALSE,
                           DUPLICATE_SAME_ACCESS | DUPLICATE_CLOSE_SOURCE));
     CHECK(SetEvent(e));
@@ -102,6 +118,7 @@ int main(int argc, char **argv)
     CHECK_EQ(WaitForSingleObject(e, 0), WAIT_OBJECT_0);
     CHECK(CloseHandle(m));
     CHECK(CloseHandle(e));
+    CHECK(CloseHandle(sp));
     SetLastError(0);
     CHECK(OpenMutexA(SYNCHRONIZE, FALSE, name) == NULL);
     CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);

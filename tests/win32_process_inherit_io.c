@@ -145,9 +145,10 @@ static void test_file(void)
     CHECK(SetFilePointerEx(g, (LARGE_INTEGER){ .QuadPart = 6 }, NULL, FILE_BEGIN));
     snprintf(arg, sizeof(arg), "child-file %lu", (unsigned long)(uintptr_t)g);
     CHECK_EQ(run(arg, TRUE), 0);
-    /* a file handle put into a process that is not in the namespace (a suspended child
-     * has run no code): ERROR_INVALID_HANDLE, nothing half done (into a process that is:
-     * tests/win32_process_dup_io.c) */
+    /* a file handle put into a child that has not run yet (suspended: no mailbox):
+     * ERROR_NOT_SUPPORTED, nothing half done (into a process that runs:
+     * tests/win32_process_dup_io.c; sync objects into a suspended child work:
+     * tests/win32_process_dup_suspended.c) */
     char cmd[4400];
     snprintf(cmd, sizeof(cmd), "\"%s\" child-absent 4", self);
     STARTUPINFOA si = { sizeof(si) };
@@ -156,7 +157,7 @@ static void test_file(void)
     HANDLE remote = NULL;
     SetLastError(0);
     CHECK(!DuplicateHandle(GetCurrentProcess(), g, pi.hProcess, &remote, 0, FALSE, DUPLICATE_SAME_ACCESS));
-    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+    CHECK_EQ(GetLastError(), ERROR_NOT_SUPPORTED);
     CHECK_EQ(GetFileType(g), FILE_TYPE_DISK);
     TerminateProcess(pi.hProcess, 0);
     WaitForSingleObject(pi.hProcess, 10000);

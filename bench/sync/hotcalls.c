@@ -6,6 +6,8 @@
  *   setreset     SetEvent + ResetEvent on a manual-reset event
  *   mutex        WaitForSingleObject(m, 0) + ReleaseMutex
  *   semaphore    ReleaseSemaphore(s, 1) + WaitForSingleObject(s, 0)
+ *   named        SetEvent + WaitForSingleObject(e, 0) on a named auto-reset event (an
+ *                object of the namespace, shared with other processes)
  *
  * Usage: nspa_sync_hotcalls <mode> [iterations=2000000]; prints "<mode> <ns per op>".
  * Built against NSPA's <windows.h>; run.sh or a caller interleaves it against another
@@ -29,7 +31,7 @@ static double now_ns(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s setevent|setreset|mutex|semaphore [iterations]\n", argv[0]);
+        fprintf(stderr, "usage: %s setevent|setreset|named|mutex|semaphore [iterations]\n", argv[0]);
         return 2;
     }
     const char *mode = argv[1];
@@ -47,6 +49,14 @@ int main(int argc, char **argv)
         t0 = now_ns();
         for (long i = 0; i < n; i++)
             if (!SetEvent(h) || !ResetEvent(h)) FAIL("SetEvent/ResetEvent");
+        t1 = now_ns();
+    } else if (!strcmp(mode, "named")) {
+        char name[64];
+        snprintf(name, sizeof(name), "nspa-hotcalls-%lu", (unsigned long)GetCurrentProcessId());
+        if (!(h = CreateEventA(NULL, FALSE, FALSE, name))) FAIL("CreateEvent");
+        t0 = now_ns();
+        for (long i = 0; i < n; i++)
+            if (!SetEvent(h) || WaitForSingleObject(h, 0) != WAIT_OBJECT_0) FAIL("SetEvent/Wait");
         t1 = now_ns();
     } else if (!strcmp(mode, "mutex")) {
         if (!(h = CreateMutexA(NULL, FALSE, NULL))) FAIL("CreateMutex");

@@ -145,6 +145,7 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
         nspa_close(*out);
         return r;
     }
+    nspa__fdmap_note(*out);                              /* described: others may take it */
     return existed && (disp == 2 || disp == 4) ? 1 : 0;  /* 1: ERROR_ALREADY_EXISTS, with success */
 }
 

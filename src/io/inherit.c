@@ -67,13 +67,53 @@ static int append(char **str, size_t *len, size_t *cap, const char *one)
     return 0;
 }
 
+static unsigned desc_bits(const struct io_file *f)
+{
+    return f->can_read | f->can_write << 1 | f->overlapped << 2 | f->no_buffering << 3 | (unsigned)f->acc_bits << 4 |
+           (unsigned)f->share_bits << 8;
+}
+
 /* what the other side needs to make the same record: "<kind>:<bits>:<family>:<type>" */
 static void describe(const struct io_file *f, char *out, size_t cap)
 {
-    unsigned bits = f->can_read | f->can_write << 1 | f->overlapped << 2 | f->no_buffering << 3 |
-                    (unsigned)f->acc_bits << 4 | (unsigned)f->share_bits << 8;
     char kind = f->is_socket ? 's' : f->is_pipe ? 'p' : 'f';
-    snprintf(out, cap, "%d:%u:%d:%d", kind, bits, f->family, f->type);
+    snprintf(out, cap, "%d:%u:%d:%d", kind, desc_bits(f), f->family, f->type);
+}
+
+static int adopt_record(int fd, char kind, unsigned bits, int fam, int type, nspa_obj_t *tmp);
+
+/* The same, packed for the fd map (src/sync/fdmap.c): kind (2 bits: 1 file, 2 pipe,
+ * 3 socket), the bits (12), family and type (8 each). */
+NSPA_HIDDEN uint32_t io_pack_desc(const struct io_file *f)
+{
+    uint32_t kind = f->is_socket ? 3 : f->is_pipe ? 2 : 1;
+    return kind | (desc_bits(f) & 0xfff) << 2 | ((uint32_t)f->family & 0xff) << 14 | ((uint32_t)f->type & 0xff) << 22;
+}
+
+/* A file, socket or pipe handle @remote of process @pid, taken without its help (the
+ * fd map and pidfd_getfd, src/sync/fdmap.c): a record here over a copy of its
+ * descriptor, as handle *@tmp. */
+NSPA_HIDDEN int io_dup_from_process(int32_t pid, uint32_t remote, uint32_t *tmp)
+{
+    int fd = -1;
+    uint32_t d = 0;
+    int r = nspa__fdmap_take(pid, remote, &fd, &d);
+    if (r) return r;
+    static const char kinds[4] = { 0, 'f', 'p', 's' };
+    char kind = kinds[d & 3];
+    struct stat st;
+    /* the descriptor is what the entry says (a socket is one; a file is none; a pipe is
+     * a socket pair of ours or an inherited FIFO), and adopt_record's own checks pass
+     * (after them, a failure closes the descriptor itself) */
+    if (!kind || fd < 3 || fstat(fd, &st) || (kind == 's' && !S_ISSOCK(st.st_mode)) ||
+        (kind == 'f' && S_ISSOCK(st.st_mode))) {
+        close(fd);
+        return -EBADF;
+    }
+    nspa_obj_t h = 0;
+    r = adopt_record(fd, kind, d >> 2 & 0xfff, (int)(d >> 14 & 0xff), (int)(d >> 22 & 0xff), &h);
+    if (!r) *tmp = h;
+    return r;
 }
 
 /* a fresh close-on-exec copy of @fd for the child: in s->fds (closed by io_spawn_done) */
@@ -212,6 +252,7 @@ static int adopt_record(int fd, char kind, unsigned bits, int fam, int type, nsp
         f->ino = st.st_ino;
         io_share_note(f);
     }
+    nspa__fdmap_note(*tmp);
     return 0;
 }
 

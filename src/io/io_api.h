@@ -107,6 +107,9 @@ NSPA_HIDDEN void io_spawn_done(struct io_spawn *s);     /* after the spawn (eith
  * its descriptor is given (src/sync/gift.c); *@remote: the handle value there.
  * -EOPNOTSUPP for a completion port. */
 NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t *remote);
+/* a file, socket or pipe handle of process @pid as DuplicateHandle's source (pidfd_getfd):
+ * 0 (*@tmp a handle here), -EBADF (none there), -ESRCH, -EACCES (refused), -ENOSYS */
+NSPA_HIDDEN int io_dup_from_process(int32_t pid, uint32_t remote, uint32_t *tmp);
 /* 1: this process was started with STARTF_USESTDHANDLES (GetStartupInfo) */
 NSPA_HIDDEN int io_startup_std(void);
 #endif

@@ -123,6 +123,7 @@ NSPA_HIDDEN void io_op_free(struct io_op *op);
 NSPA_HIDDEN int io_file_new(int is_port, int fd, struct io_file **out, nspa_obj_t *h);
 NSPA_HIDDEN struct io_file *io_file_get(nspa_obj_t h, int *err);   /* a ref; *err -EBADF / -ENOTSOCK */
 NSPA_HIDDEN struct io_file *io_port_get(nspa_obj_t h);
+NSPA_HIDDEN uint32_t io_pack_desc(const struct io_file *f);   /* for the fd map (inherit.c) */
 NSPA_HIDDEN void io_file_ref(struct io_file *f);
 NSPA_HIDDEN void io_file_put(struct io_file *f);
 NSPA_HIDDEN void io_file_signal(struct io_file *f, int set);      /* the file object's own state */

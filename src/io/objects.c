@@ -68,9 +68,22 @@ NSPA_HIDDEN void io_file_closed_hook(struct sobj *o)
 
 static const struct sync_kind k_file = { file_signaled, file_consume, io_file_closed_hook, 0 };
 
+/* The fd map's entry of a file object (src/sync/fdmap.c): its fd + 1 and its packed
+ * description; 0 for what other processes cannot take (a standard handle's stream is
+ * not ours: the fd is shared with the process's own stdio). */
+static uint64_t fdmap_entry(const struct sobj *o)
+{
+    uint32_t slot, gen;
+    nspa__obj_priv(o, &slot, &gen);
+    struct io_file *f = slot_at(slot);
+    if (!f || f->gen != gen || f->is_port || f->is_std || f->fd < 0) return 0;
+    return (uint64_t)io_pack_desc(f) << 32 | (uint32_t)(f->fd + 1);
+}
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init(void)
 {
+    nspa__set_fdmap_hook(fdmap_entry);
     sync_kind_register(NSPA_TYPE_FILE, &k_file);
     sync_kind_register(NSPA_TYPE_IOCP, io_port_kind());
 }

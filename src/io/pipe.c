@@ -116,6 +116,8 @@ NSPA_HIDDEN int io_pipe_create(uint32_t size, uint32_t *rd, uint32_t *wr)
     fr->is_pipe = fw->is_pipe = 1;
     fr->can_read = 1;
     fw->can_write = 1;
+    nspa__fdmap_note(*rd);                               /* described: others may take them */
+    nspa__fdmap_note(*wr);
     return 0;
 }
 

@@ -77,6 +77,7 @@ static int install(int fd, int family, int type, int overlapped, uint32_t *out)
     f->overlapped = (uint8_t)overlapped;
     const struct io_engine *e = io_engine();
     if (e) e->file_new(f);
+    nspa__fdmap_note(*out);                              /* described: others may take it */
     return 0;
 }
 

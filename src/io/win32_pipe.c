@@ -60,6 +60,8 @@ NSPA_EXPORT BOOL WINAPI CancelSynchronousIo(HANDLE thread)
     if (thread == GetCurrentThread()) return fail(ERROR_NOT_FOUND);   /* it is here, not blocked */
     int r = nspa__thread_obj_info(nspa__win32_h(thread), &tid, &code, &sig);
     if (r) return fail(win32_error_from_errno(r, WIN32_ERR_OBJECT));
+    DWORD e = nspa__thread_access(thread, THREAD_TERMINATE);
+    if (e) return fail(e);
     /* results, not failures: an ended thread, or one not blocked in NSPA's I/O */
     if (sig) return fail(ERROR_NOT_FOUND);
     return io_cancel_sync(tid) ? fail(ERROR_NOT_FOUND) : TRUE;

@@ -94,7 +94,8 @@ static NTSTATUS nt_name(const OBJECT_ATTRIBUTES *attr, char *out, size_t cap, in
 /* NT's generic mapping of an access mask for an object of @type: GENERIC_READ, _WRITE,
  * _EXECUTE and _ALL become the type's rights (the object types' GENERIC_MAPPING, as
  * Wine's server has them), MAXIMUM_ALLOWED every right; PROCESS_QUERY_INFORMATION
- * brings PROCESS_QUERY_LIMITED_INFORMATION (and THREAD_ likewise), as Windows grants.
+ * brings PROCESS_QUERY_LIMITED_INFORMATION (THREAD_QUERY_ and THREAD_SET_INFORMATION their
+ * LIMITED_ bits likewise), as Windows grants.
  * Kinds without a mapping here (files, ports, mappings) keep every bit: the handle
  * mask is not what their calls check. */
 NSPA_HIDDEN uint32_t nspa__nt_map_access(int type, uint32_t access)
@@ -129,6 +130,7 @@ NSPA_HIDDEN uint32_t nspa__nt_map_access(int type, uint32_t access)
     if (access & (GENERIC_ALL | MAXIMUM_ALLOWED)) a |= map[type].all;
     if (type == NSPA_TYPE_PROCESS && (a & PROCESS_QUERY_INFORMATION)) a |= PROCESS_QUERY_LIMITED_INFORMATION;
     if (type == NSPA_TYPE_THREAD && (a & THREAD_QUERY_INFORMATION)) a |= THREAD_QUERY_LIMITED_INFORMATION;
+    if (type == NSPA_TYPE_THREAD && (a & THREAD_SET_INFORMATION)) a |= THREAD_SET_LIMITED_INFORMATION;
     return a;
 }
 
@@ -229,7 +231,8 @@ NSPA_EXPORT NTSTATUS NTAPI NtQueryEvent(HANDLE h, EVENT_INFORMATION_CLASS cls, P
                                         PULONG ret)
 {
     struct nspa_event_args a;
-    int r = nspa_event_read(nt_h(h), &a);
+    int r = nspa__handle_check(nt_h(h), NSPA_TYPE_EVENT, EVENT_QUERY_STATE);
+    if (!r) r = nspa_event_read(nt_h(h), &a);
     if (r) return nt_status(r, h);
     NTSTATUS s = query_check(cls, buf, len, sizeof(EVENT_BASIC_INFORMATION), ret);
     if (s) return s;
@@ -270,7 +273,8 @@ NSPA_EXPORT NTSTATUS NTAPI NtQueryMutant(HANDLE h, MUTANT_INFORMATION_CLASS cls,
                                          PULONG ret)
 {
     struct nspa_mutex_args a;
-    int r = nspa_mutex_read(nt_h(h), &a);
+    int r = nspa__handle_check(nt_h(h), NSPA_TYPE_MUTEX, MUTANT_QUERY_STATE);
+    if (!r) r = nspa_mutex_read(nt_h(h), &a);
     if (r && r != -EOWNERDEAD) return nt_status(r, h);
     NTSTATUS s = query_check(cls, buf, len, sizeof(MUTANT_BASIC_INFORMATION), ret);
     if (s) return s;
@@ -312,7 +316,8 @@ NSPA_EXPORT NTSTATUS NTAPI NtQuerySemaphore(HANDLE h, SEMAPHORE_INFORMATION_CLAS
                                             PULONG ret)
 {
     struct nspa_sem_args a;
-    int r = nspa_sem_read(nt_h(h), &a);
+    int r = nspa__handle_check(nt_h(h), NSPA_TYPE_SEM, SEMAPHORE_QUERY_STATE);
+    if (!r) r = nspa_sem_read(nt_h(h), &a);
     if (r) return nt_status(r, h);
     NTSTATUS s = query_check(cls, buf, len, sizeof(SEMAPHORE_BASIC_INFORMATION), ret);
     if (s) return s;

@@ -161,7 +161,8 @@ NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_
     strcpy(m.meta, meta);
     reg_lock(ns);
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
-    int r = -ESRCH;
+    /* a child that has not attached has no mailbox yet */
+    int r = s == UINT32_MAX && proc_handoff_of_pid(ns, (uint32_t)pid) != UINT32_MAX ? -EOPNOTSUPP : -ESRCH;
     struct sockaddr_un a;
     if (s != UINT32_MAX && s != ns->proc && !ns->procs[s].handoff &&
         !(r = mb_addr(ns, ns->procs[s].pid, ns->procs[s].start_time, &a))) {

@@ -38,6 +38,7 @@ _Static_assert((H_CHUNK & (H_CHUNK - 1)) == 0, "H_CHUNK is a power of two");
 static uint32_t h_count;
 static uint32_t h_top;                /* 1 + the highest index installed from the ledger */
 static void h_revoke_scan(void);
+static void h_revoke_run(int wait);
 static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const struct sync_kind *kinds[16];
@@ -88,6 +89,7 @@ static int h_set(uint32_t i, struct sobj *o)
     e->flags = 0;
     __atomic_store_n(&e->access, H_ACCESS_ALL, __ATOMIC_RELAXED);
     atomic_store_explicit(&e->obj, o, memory_order_release);
+    if (o->type == NSPA_TYPE_FILE) fdmap_put(i, o);
     return 0;
 }
 
@@ -148,6 +150,7 @@ static int h_free(nspa_obj_t h, struct sobj **o, int reg_held)
     else if (e->flags & NSPA_HANDLE_PROTECT) r = -EPERM;
     else if (h_in_ledger(x, i) && !reg_held) r = -EAGAIN;
     else {
+        if (x->type == NSPA_TYPE_FILE) fdmap_put(i, NULL);
         if (h_in_ledger(x, i)) {
             uint32_t *l = ledger_slot(nspa_ns, i, 0);
             /* closed by another process meanwhile: the reference went with its copy */
@@ -211,7 +214,7 @@ NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
 {
     struct ns *ns = nspa_ns;
     if (!ns || ns->proc == UINT32_MAX || i >= LEDGER_DIR * LEDGER_CHUNK) return NULL;
-    h_revoke_scan();
+    h_revoke_run(0);             /* never waits: a caller may hold the registry lock */
     /* a look without the registry lock first (most misses are bad handles): the ledger
      * words are written atomically under the lock */
     uint32_t c = __atomic_load_n(&ns->procs[ns->proc].ledger[i / LEDGER_CHUNK], __ATOMIC_ACQUIRE);
@@ -251,7 +254,9 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
                 continue;
             }
             uint32_t i = c * LEDGER_CHUNK + k;
-            if (!h_install_locked(ns, i, NSPA_HANDLE_INHERIT)) {
+            /* below REMOTE_BASE: inherited (inheritable again); from it on: given by
+             * DuplicateHandle before we ran (bInheritHandle FALSE: not inheritable) */
+            if (!h_install_locked(ns, i, i < REMOTE_BASE ? NSPA_HANDLE_INHERIT : 0)) {
                 struct sobj *o = &ns->objs[chunk[k] - 1];
                 jset32(ns, &chunk[k], 0);
                 obj_unref(o);
@@ -266,7 +271,7 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
 
 /* Entry @e (index @ei, object @o) moves to the free entry @d, flags and access with
  * it; @e goes on the free list. h_lock held. */
-static void h_move_entry(struct hent *e, uint32_t ei, struct hent *d, struct sobj *o)
+static void h_move_entry(struct hent *e, uint32_t ei, struct hent *d, uint32_t di, struct sobj *o)
 {
     d->flags = e->flags;
     __atomic_store_n(&d->access, e->access, __ATOMIC_RELAXED);
@@ -274,6 +279,20 @@ static void h_move_entry(struct hent *e, uint32_t ei, struct hent *d, struct sob
     atomic_store_explicit(&e->obj, NULL, memory_order_release);
     e->flags = 0;
     h_give(e, ei);
+    if (o->type == NSPA_TYPE_FILE) {
+        fdmap_put(ei, NULL);
+        fdmap_put(di, o);
+    }
+}
+
+/* Index @i's fd map entry again (its record's description changed: fdmap.c). */
+NSPA_HIDDEN void h_fdmap_refresh(uint32_t i)
+{
+    pthread_mutex_lock(&h_lock);
+    struct hent *e = i < H_DIR * H_CHUNK ? hent_of(i) : NULL;
+    struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
+    if (o && o->type == NSPA_TYPE_FILE) fdmap_put(i, o);
+    pthread_mutex_unlock(&h_lock);
 }
 
 /* Move handle @from (to an object of this process's arena) to the exact value @to, which
@@ -296,7 +315,7 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to)
     if (!r) {
         nspa_slots_claim(&hs, j);                /* off the free list, or the indices below
                                                   * it become free ones */
-        h_move_entry(e, i, d, o);
+        h_move_entry(e, i, d, j, o);
     }
     pthread_mutex_unlock(&h_lock);
     return r;
@@ -312,6 +331,9 @@ NSPA_HIDDEN nspa_obj_t nspa__handle_next(uint32_t *i, int type, uint32_t *flags)
         uint32_t fl = 0;
         struct sobj *o = h_at(*i, &fl);
         if (!o || __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) != type) continue;
+        if (__atomic_load_n(h_rv.word, __ATOMIC_ACQUIRE) != __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED) &&
+            h_revoked_slow(*i))
+            continue;                          /* another process closed it */
         if (flags) *flags = fl;
         return (nspa_obj_t)((*i)++ + 1) << 2;
     }
@@ -343,7 +365,7 @@ NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
         if (o && !o->in_region && !h_chunk(i)) d = hent_of(i);
         if (d && !atomic_load_explicit(&d->obj, memory_order_relaxed)) {
             if (i < h_hwm) h_unfree(i);
-            h_move_entry(e, j, d, o);
+            h_move_entry(e, j, d, i, o);
             if (i + 1 > h_top) h_top = i + 1;
             ok = 1;
         }
@@ -438,18 +460,24 @@ NSPA_HIDDEN void h_close_all(void)
 /* Handles another process closed (DUPLICATE_CLOSE_SOURCE with this process as the
  * source, inherit.c): their ledger entries say LEDGER_REVOKED and their references went
  * with the other process's copy; the table entries go now, without a reference given
- * back. Run when the process's revocation count moved: at a close, a lookup miss, exit. */
-static uint32_t h_revoked_seen;
+ * back. A lookup that sees the revocation count move checks its own index's ledger
+ * entry (h_revoked_slow): a revoked handle fails from the source's next use on. The
+ * table catches up (h_revoke_run) at that lookup when the locks are free, else at the
+ * next close or miss. */
+static const uint32_t h_rv_none;
+struct h_revoke h_rv = { &h_rv_none, 0 };
 
-static void h_revoke_scan(void)
+/* This process's slot is ns->proc now (UINT32_MAX: none, e.g. a fork child before its
+ * first call, or after its exit work released the slot). */
+NSPA_HIDDEN void h_revoke_attach(struct ns *ns)
 {
-    struct ns *ns = nspa_ns;
-    if (!ns || ns->proc == UINT32_MAX) return;
-    struct ns_proc *p = &ns->procs[ns->proc];
-    uint32_t now = __atomic_load_n(&p->revoked, __ATOMIC_ACQUIRE);
-    if (now == __atomic_load_n(&h_revoked_seen, __ATOMIC_RELAXED)) return;
-    reg_lock(ns);
-    pthread_mutex_lock(&h_lock);
+    const uint32_t *w = ns && ns->proc != UINT32_MAX ? &ns->procs[ns->proc].revoked : &h_rv_none;
+    __atomic_store_n(&h_rv.word, w, __ATOMIC_RELEASE);
+}
+
+/* Drop the revoked entries (both locks held). */
+static void h_revoke_locked(struct ns *ns, struct ns_proc *p, uint32_t now)
+{
     for (uint32_t c = 0; c < LEDGER_DIR; c++) {
         if (!p->ledger[c]) continue;
         uint32_t *chunk = ns->chunks + (size_t)(p->ledger[c] - 1) * LEDGER_CHUNK;
@@ -466,9 +494,51 @@ static void h_revoke_scan(void)
             jset32(ns, &chunk[k], 0);
         }
     }
-    __atomic_store_n(&h_revoked_seen, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&h_rv.seen, now, __ATOMIC_RELAXED);
+}
+
+/* The count moved: catch up. @wait = 0: only if both locks are free right now (the
+ * lookup's path: its caller may hold either, or an object's lock; never waits). */
+static void h_revoke_run(int wait)
+{
+    struct ns *ns = nspa_ns;
+    const uint32_t *w = __atomic_load_n(&h_rv.word, __ATOMIC_ACQUIRE);
+    if (!ns || w == &h_rv_none) return;
+    uint32_t now = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    if (now == __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED)) return;
+    struct ns_proc *p = &ns->procs[ns->proc];
+    if (wait) {
+        reg_lock(ns);
+        pthread_mutex_lock(&h_lock);
+    } else {
+        if (!reg_trylock(ns)) return;
+        if (pthread_mutex_trylock(&h_lock)) {
+            reg_unlock(ns);
+            return;
+        }
+    }
+    h_revoke_locked(ns, p, __atomic_load_n(w, __ATOMIC_ACQUIRE));
     pthread_mutex_unlock(&h_lock);
     reg_unlock(ns);
+}
+
+static void h_revoke_scan(void) { h_revoke_run(1); }
+
+/* The lookup saw the count move: is index @i one of the handles revoked? Its ledger
+ * entry says so (read without a lock, as h_lookup_remote does): the handle is gone from
+ * this moment, whatever the table still says. Then the table catches up if it can
+ * without waiting (otherwise the next close, miss or exit does). */
+NSPA_HIDDEN int h_revoked_slow(uint32_t i)
+{
+    struct ns *ns = nspa_ns;
+    if (!ns || __atomic_load_n(&h_rv.word, __ATOMIC_ACQUIRE) == &h_rv_none || i >= LEDGER_DIR * LEDGER_CHUNK)
+        return 0;
+    uint32_t c = __atomic_load_n(&ns->procs[ns->proc].ledger[i / LEDGER_CHUNK], __ATOMIC_ACQUIRE);
+    int gone = c && c <= LEDGER_CHUNKS &&
+               __atomic_load_n(&ns->chunks[(size_t)(c - 1) * LEDGER_CHUNK + i % LEDGER_CHUNK], __ATOMIC_ACQUIRE) ==
+                   LEDGER_REVOKED;
+    h_revoke_run(0);
+    return gone;
 }
 
 NSPA_EXPORT int nspa_close(nspa_obj_t h)

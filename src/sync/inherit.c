@@ -122,7 +122,7 @@ static struct ns *attached(void)
     return ns && ns->proc != UINT32_MAX ? ns : NULL;
 }
 
-NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot_out)
+NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot_out, int inherit)
 {
     struct ns *ns = attached();
     if (!ns) return ns_error();
@@ -145,7 +145,7 @@ NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot_out)
     jset32(ns, &p->any_thread, 0);
     jset32(ns, &p->handoff, 1);
     for (uint32_t c = 0; c < LEDGER_DIR; c++) jset32(ns, &p->ledger[c], 0);
-    uint32_t top = h_high_water();
+    uint32_t top = inherit ? h_high_water() : 0;
     int r = 0;
     for (uint32_t i = 0; i < top && i < LEDGER_DIR * LEDGER_CHUNK; i++) {
         uint32_t flags = 0;
@@ -215,6 +215,9 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
     reg_lock(ns);
     int r = -ESRCH;
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
+    /* a child that has not attached yet (CREATE_SUSPENDED): its parent's slot for it,
+     * which it adopts when it attaches, from REMOTE_BASE on as for a running process */
+    if (s == UINT32_MAX) s = proc_handoff_of_pid(ns, (uint32_t)pid);
     if (h_lookup(h) != o || !o->type) {
         r = -EBADF;
     } else if (local_only(o)) {
@@ -237,9 +240,9 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
 
 /* A handle here to the object that handle @remote of process @pid names. @close: the
  * handle there is closed (DUPLICATE_CLOSE_SOURCE): its reference moves to our copy, its
- * ledger entry says LEDGER_REVOKED and the process drops its table entry at its next
- * close of any handle, its next miss, or its exit (h_revoke_scan); until then its stale
- * entry still names the object, which our copy keeps alive. */
+ * ledger entry says LEDGER_REVOKED and its revocation count moves: its next lookup of
+ * that value fails (h_revoked_slow), and its table drops the entry then or at its next
+ * close or miss (handles.c). */
 NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close)
 {
     struct ns *ns = attached();

@@ -61,6 +61,7 @@ NSPA_HIDDEN int ns_error(void);                  /* why ns_get() gave NULL (-err
 NSPA_HIDDEN int region_open(struct ns *ns, const char *name);
 NSPA_HIDDEN void reg_lock(struct ns *ns);
 NSPA_HIDDEN void reg_unlock(struct ns *ns);
+NSPA_HIDDEN int reg_trylock(struct ns *ns);   /* 1: taken; 0: busy (never waits) */
 NSPA_HIDDEN void jset32(struct ns *ns, uint32_t *p, uint32_t v);
 NSPA_HIDDEN void jset64(struct ns *ns, uint64_t *p, uint64_t v);
 /* The region's tables of records (objects, names, threads, processes, ledger chunks):
@@ -81,6 +82,7 @@ NSPA_HIDDEN int procs_fork_pending(void);
 NSPA_HIDDEN uint32_t proc_take(struct ns *ns);
 NSPA_HIDDEN void proc_release(struct ns *ns, uint32_t slot);
 NSPA_HIDDEN uint32_t proc_slot_of_pid(struct ns *ns, uint32_t pid);
+NSPA_HIDDEN uint32_t proc_handoff_of_pid(struct ns *ns, uint32_t pid);
 NSPA_HIDDEN int proc_gone(struct ns *ns, uint32_t slot, uint32_t pid);
 
 /* ---- thread records (threads.c) ---------------------------------------------------- */
@@ -121,6 +123,17 @@ static inline struct hent *hent_of(uint32_t i)
 }
 
 NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i);
+/* Revocations: another process closed handles of ours (DUPLICATE_CLOSE_SOURCE, inherit.c)
+ * and bumped this process's count in the region (@word; a zero of our own while not
+ * attached); @seen is the count the table has caught up with. The lookup compares the
+ * two: two loads of words nobody writes in the common case. */
+struct h_revoke {
+    const uint32_t *word;
+    uint32_t seen;
+};
+extern struct h_revoke h_rv NSPA_HIDDEN;
+NSPA_HIDDEN int h_revoked_slow(uint32_t i);
+NSPA_HIDDEN void h_revoke_attach(struct ns *ns);
 
 /* A forwarder: an unnamed object of the process arena grown into the region (inherit.c,
  * docs/process.md). Its word stays claimed (every fast path misses), its type is
@@ -151,6 +164,13 @@ static inline __attribute__((always_inline)) struct sobj *h_lookup_acc(nspa_obj_
     uint8_t type = __atomic_load_n(&o->type, __ATOMIC_ACQUIRE);
     /* 0: freed; OBJ_FORWARD: an arena object grown into the region (inherit.c) */
     if (__builtin_expect((uint8_t)(type - 1) >= OBJ_FORWARD - 1, 0)) return type ? obj_forward_target(o) : NULL;
+    /* a handle to a region object may have been closed by another process just now
+     * (only those have ledger entries to revoke): the byte next to the type, then
+     * two loads of words nobody writes while nothing is revoked */
+    if (__builtin_expect(o->in_region, 0) &&
+        __builtin_expect(__atomic_load_n(h_rv.word, __ATOMIC_ACQUIRE) != __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED), 0) &&
+        h_revoked_slow(i))
+        return NULL;
     return o;
 }
 static inline struct sobj *h_lookup(nspa_obj_t h) { return h_lookup_acc(h, NULL); }
@@ -186,6 +206,14 @@ NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p);
 NSPA_HIDDEN void gift_drain(struct ns *ns);
 NSPA_HIDDEN uint32_t *remote_free_index(struct ns *ns, uint32_t slot, uint32_t *index);
 NSPA_HIDDEN void h_close_all(void);
+/* the fd map: descriptors of this process's file handles, for other processes'
+ * DuplicateHandle (fdmap.c) */
+NSPA_HIDDEN void fdmap_put(uint32_t i, const struct sobj *o);
+NSPA_HIDDEN void fdmap_fill(void);
+NSPA_HIDDEN void fdmap_close(void);
+NSPA_HIDDEN void fdmap_after_fork_child(void);
+NSPA_HIDDEN void fdmap_forget(struct ns *ns, const struct ns_proc *p);
+NSPA_HIDDEN void h_fdmap_refresh(uint32_t i);
 
 /* ---- objects (objects.c, names.c) ---------------------------------------------------- */
 NSPA_HIDDEN void obj_ref(struct sobj *o);

@@ -28,6 +28,15 @@ static inline __attribute__((always_inline)) struct sobj *typed_need(nspa_obj_t 
 
 static inline struct sobj *typed(nspa_obj_t h, int type, int *err) { return typed_need(h, type, 0, err); }
 
+/* 0 when @h names an object of @type whose handle was granted one of the bits of @need;
+ * -EBADF (not a handle), -EINVAL (another type), -EACCES (none of @need): the check of
+ * calls that are not on a hot path (queries, thread and timer calls), in NT's order */
+NSPA_HIDDEN int nspa__handle_check(nspa_obj_t h, int type, uint32_t need)
+{
+    int r = 0;
+    return typed_need(h, type, need, &r) ? 0 : r;
+}
+
 /* ---- creation ------------------------------------------------------------------------ */
 
 static int create_sem(const struct nspa_sem_args *args, const char *name, int shared, nspa_obj_t *out)

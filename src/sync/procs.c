@@ -122,6 +122,15 @@ NSPA_HIDDEN uint32_t proc_slot_of_pid(struct ns *ns, uint32_t pid)
     return UINT32_MAX;
 }
 
+/* The slot a parent prepared for its child @pid that has not attached yet (handoff,
+ * committed: the child's pid in it), or UINT32_MAX. Registry lock held. */
+NSPA_HIDDEN uint32_t proc_handoff_of_pid(struct ns *ns, uint32_t pid)
+{
+    for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++)
+        if (ns->procs[i].pid == pid && ns->procs[i].handoff && pid != (uint32_t)getpid()) return i;
+    return UINT32_MAX;
+}
+
 /* A child with inherited handles (NSPA_INHERIT=<slot>:<parent pid>, inherit.c): the
  * slot its parent prepared, with the handles in its ledger, becomes its own. Registry
  * lock held. UINT32_MAX: none (no such variable, or not for us: the parent died, the
@@ -193,6 +202,7 @@ NSPA_HIDDEN void ns_sweep_dead(struct ns *ns)
         }
         if (!busy) {
             gift_forget(ns, p);                /* its mailbox's socket file */
+            fdmap_forget(ns, p);               /* its fd map */
             proc_release(ns, i);
         }
     }
@@ -229,9 +239,11 @@ static int attach_locked(void)
     uint32_t slot = proc_adopt(ns);
     if (slot != UINT32_MAX) {
         ns->proc = slot;
+        h_revoke_attach(ns);
         h_adopt_ledger(ns);                /* the inherited handles, same values */
         reg_unlock(ns);
         gift_open(ns);
+        fdmap_fill();
         return 0;
     }
     /* sweep only when the table is full: a sweep looks at every process */
@@ -248,8 +260,10 @@ static int attach_locked(void)
     }
     proc_claim(ns, slot);
     ns->proc = slot;
+    h_revoke_attach(ns);
     reg_unlock(ns);
     gift_open(ns);
+    fdmap_fill();
     return 0;
 }
 
@@ -314,10 +328,12 @@ static void fork_child(void)
     thr_after_fork_child();
     h_after_fork_child();
     gift_after_fork_child();
+    fdmap_after_fork_child();
     reaper_after_fork();
     if (nspa_ns) {
         __atomic_store_n(&nspa_fork_pending, 1, __ATOMIC_RELEASE);
         nspa_ns->proc = UINT32_MAX;
+        h_revoke_attach(nspa_ns);
     }
 }
 
@@ -338,6 +354,7 @@ NSPA_HIDDEN void procs_fork_fixup(void)
             if (slot != UINT32_MAX) {
                 proc_claim(ns, slot);
                 ns->proc = slot;
+                h_revoke_attach(ns);
             }
             reg_unlock(ns);
             if (slot != UINT32_MAX) gift_open(ns);
@@ -348,6 +365,7 @@ NSPA_HIDDEN void procs_fork_fixup(void)
         }
         h_fork_refs();
         __atomic_store_n(&nspa_fork_pending, 0, __ATOMIC_RELEASE);
+        fdmap_fill();
     }
     pthread_mutex_unlock(&attach_lock);
 }
@@ -365,6 +383,7 @@ static void at_exit(void)
     nspa__thread_unregister();
     h_close_all();
     gift_close();
+    fdmap_close();
     struct ns *ns = nspa_ns;
     if (!ns || ns->proc == UINT32_MAX) return;
     reg_lock(ns);
@@ -372,6 +391,7 @@ static void at_exit(void)
     int last = 0;
     if (!p->nthreads) {
         proc_release(ns, ns->proc);
+        h_revoke_attach(NULL);         /* the slot may be another process's from now on */
         last = ns->hdr->nobjs == 0;
         for (uint32_t i = 0; i < ns->hdr->proc_hwm && last; i++)
             if (ns->procs[i].pid && !proc_is_dead(ns, &ns->procs[i])) last = 0;
@@ -380,7 +400,10 @@ static void at_exit(void)
         /* the mailboxes of processes that died without their exit work (killed), whose
          * slots no sweep reached */
         for (uint32_t i = 0; i < ns->hdr->proc_hwm; i++)
-            if (ns->procs[i].pid) gift_forget(ns, &ns->procs[i]);
+            if (ns->procs[i].pid) {
+                gift_forget(ns, &ns->procs[i]);
+                fdmap_forget(ns, &ns->procs[i]);
+            }
         jset32(ns, &ns->hdr->dead, 1);
         unlink(ns->path);
     }

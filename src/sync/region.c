@@ -222,15 +222,21 @@ static void recover(struct ns *ns)
     __atomic_store_n(&h->journal_len, 0, __ATOMIC_RELEASE);
 }
 
-NSPA_HIDDEN void reg_lock(struct ns *ns)
+/* the registry lock was taken with EOWNERDEAD: its holder died mid-section */
+static int reg_taken(struct ns *ns, int r)
 {
-    int r = pthread_mutex_lock(&ns->hdr->lock);
     if (r == EOWNERDEAD) {
         atomic_fetch_add(&ns->hdr->reg_recoveries, 1);
         recover(ns);
         pthread_mutex_consistent(&ns->hdr->lock);
+        r = 0;
     }
+    return r;
 }
+
+NSPA_HIDDEN void reg_lock(struct ns *ns) { reg_taken(ns, pthread_mutex_lock(&ns->hdr->lock)); }
+
+NSPA_HIDDEN int reg_trylock(struct ns *ns) { return reg_taken(ns, pthread_mutex_trylock(&ns->hdr->lock)) == 0; }
 
 NSPA_HIDDEN void reg_unlock(struct ns *ns)
 {

@@ -24,7 +24,9 @@ NSPA_HIDDEN int nspa__exit_obj_info(nspa_obj_t h, int type, uint32_t *id, uint32
  * inheritable handle at creation) */
 NSPA_HIDDEN int nspa__create_obj(int type, const void *args, const char *name, int shared, nspa_obj_t *out);
 /* handle inheritance across exec and handles of other processes (inherit.c) */
-NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot);       /* the parent, before the spawn */
+/* the parent, before the spawn: a slot for the child (@inherit: with the inheritable
+ * handles; without, an empty one that DuplicateHandle can fill before the child runs) */
+NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot, int inherit);
 NSPA_HIDDEN void nspa__handoff_commit(uint32_t slot, int32_t child);   /* after it */
 NSPA_HIDDEN void nspa__handoff_cancel(uint32_t slot);        /* the spawn failed */
 NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child);     /* the child ended */
@@ -36,6 +38,15 @@ NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_
 /* the receiving side: a record over @fd described by @meta, as a handle *@tmp (0 or
  * -errno; on error @fd is the caller's to close) */
 NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_obj_t *tmp));
+/* The fd map (fdmap.c): the I/O module's description of a file object (fd + 1 in the
+ * low 32 bits, its description bits above; 0: not one to give), asked whenever a handle
+ * to one is made or moved; _note: a new record's description is complete; _take: a
+ * copy of the descriptor behind handle @remote of process @pid (pidfd_getfd): 0,
+ * -EBADF (no file there), -ESRCH, -EACCES (refused: ptrace rights), -ENOSYS */
+struct sobj;
+NSPA_HIDDEN void nspa__set_fdmap_hook(uint64_t (*fn)(const struct sobj *o));
+NSPA_HIDDEN void nspa__fdmap_note(nspa_obj_t h);
+NSPA_HIDDEN int nspa__fdmap_take(int32_t pid, nspa_obj_t remote, int *fd, uint32_t *desc);
 /* the calling thread is leaving (ExitThread): its mutexes are abandoned now */
 NSPA_HIDDEN void nspa__thread_unregister(void);
 /* WaitForSingleObject's path: one handle, the caller's thread id as owner */
@@ -77,6 +88,9 @@ NSPA_HIDDEN int nspa__handle_move(nspa_obj_t from, nspa_obj_t to);
  * every bit; the NT layer sets what Open/Create/DuplicateHandle asked for. */
 NSPA_HIDDEN int nspa__handle_access(nspa_obj_t h, uint32_t *access);
 NSPA_HIDDEN int nspa__handle_set_access(nspa_obj_t h, uint32_t access);
+/* 0 when @h names an object of @type and grants one of the bits of @need; -EBADF,
+ * -EINVAL (another type), -EACCES */
+NSPA_HIDDEN int nspa__handle_check(nspa_obj_t h, int type, uint32_t need);
 /* the next handle at index *@i or above to an object of @type (0: none); *@i moves on */
 NSPA_HIDDEN nspa_obj_t nspa__handle_next(uint32_t *i, int type, uint32_t *flags);
 /* the object behind @h if it has type @type, else NULL (no reference taken) */

@@ -23,7 +23,7 @@ static inline nspa_obj_t H(HANDLE h) { return (nspa_obj_t)(uintptr_t)h; }
  * @sa's bInheritHandle (OBJ_INHERIT) marks the handle inheritable: an unnamed timer
  * grows into the namespace region when a child inherits it (docs/process.md), and this
  * process's timer service goes on firing it there; Open's bInheritHandle likewise. */
-static HANDLE create_timer(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags)
+static HANDLE create_timer(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD flags, DWORD access)
 {
     if (flags & ~(CREATE_WAITABLE_TIMER_MANUAL_RESET | CREATE_WAITABLE_TIMER_HIGH_RESOLUTION)) {
         SetLastError(ERROR_INVALID_PARAMETER);
@@ -37,29 +37,29 @@ static HANDLE create_timer(LPSECURITY_ATTRIBUTES sa, LPCWSTR w, LPCSTR a, DWORD 
     }
     /* every timer is high resolution here: the service sleeps until the exact due time */
     HANDLE h = NULL;
-    NTSTATUS s = NtCreateTimer(&h, TIMER_ALL_ACCESS, &n.attr,
+    NTSTATUS s = NtCreateTimer(&h, access, &n.attr,
                                flags & CREATE_WAITABLE_TIMER_MANUAL_RESET ? NotificationTimer : SynchronizationTimer);
     return nspa__win32_created(s, h);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerA(LPSECURITY_ATTRIBUTES sa, BOOL manual, LPCSTR name)
 {
-    return create_timer(sa, NULL, name, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
+    return create_timer(sa, NULL, name, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0, TIMER_ALL_ACCESS);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerW(LPSECURITY_ATTRIBUTES sa, BOOL manual, LPCWSTR name)
 {
-    return create_timer(sa, name, NULL, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0);
+    return create_timer(sa, name, NULL, manual ? CREATE_WAITABLE_TIMER_MANUAL_RESET : 0, TIMER_ALL_ACCESS);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerExA(LPSECURITY_ATTRIBUTES sa, LPCSTR name, DWORD flags, DWORD access)
 {
-    return create_timer(sa, NULL, name, flags);
+    return create_timer(sa, NULL, name, flags, access);
 }
 
 NSPA_EXPORT HANDLE WINAPI CreateWaitableTimerExW(LPSECURITY_ATTRIBUTES sa, LPCWSTR name, DWORD flags, DWORD access)
 {
-    return create_timer(sa, name, NULL, flags);
+    return create_timer(sa, name, NULL, flags, access);
 }
 
 NSPA_EXPORT HANDLE WINAPI OpenWaitableTimerA(DWORD access, BOOL inherit, LPCSTR name)
@@ -124,6 +124,12 @@ NSPA_EXPORT BOOL WINAPI SetWaitableTimerEx(HANDLE timer, const LARGE_INTEGER *du
         SetLastError(ERROR_INVALID_PARAMETER);
         return FALSE;
     }
+    /* a handle without TIMER_MODIFY_STATE: ERROR_ACCESS_DENIED (NtSetTimer) */
+    int r = nspa__handle_check(H(timer), NSPA_TYPE_TIMER, TIMER_MODIFY_STATE);
+    if (r) {
+        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
+        return FALSE;
+    }
     struct nspa_timer_args a = { .period = (uint64_t)period * 1000000ull };
     LONGLONG d = due->QuadPart;
     if (d < 0) {
@@ -153,7 +159,7 @@ NSPA_EXPORT BOOL WINAPI SetWaitableTimerEx(HANDLE timer, const LARGE_INTEGER *du
         a.ctx = x;
         a.release = timer_apc_release;
     }
-    int r = nspa_timer_set(H(timer), &a);
+    r = nspa_timer_set(H(timer), &a);
     if (r) {
         if (x) timer_apc_release(x);
         SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
@@ -174,7 +180,8 @@ NSPA_EXPORT BOOL WINAPI SetWaitableTimer(HANDLE timer, const LARGE_INTEGER *due,
 
 NSPA_EXPORT BOOL WINAPI CancelWaitableTimer(HANDLE timer)
 {
-    int r = nspa_timer_cancel(H(timer));
+    int r = nspa__handle_check(H(timer), NSPA_TYPE_TIMER, TIMER_MODIFY_STATE);   /* NtCancelTimer */
+    if (!r) r = nspa_timer_cancel(H(timer));
     if (r) {
         SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
         return FALSE;

@@ -171,8 +171,13 @@ NSPA_EXPORT BOOL WINAPI SetProcessAffinityMask(HANDLE process, DWORD_PTR mask)
 /* the previous mask, or 0 */
 NSPA_EXPORT DWORD_PTR WINAPI SetThreadAffinityMask(HANDLE thread, DWORD_PTR mask)
 {
-    DWORD tid = GetThreadId(thread);
-    if (!tid) return 0;                      /* ERROR_INVALID_HANDLE set */
+    DWORD tid = GetThreadId(thread);         /* THREAD_QUERY_(LIMITED_)INFORMATION */
+    if (!tid) return 0;                      /* ERROR_INVALID_HANDLE / ACCESS_DENIED set */
+    DWORD e = nspa__thread_access(thread, THREAD_SET_INFORMATION | THREAD_SET_LIMITED_INFORMATION);
+    if (e) {
+        SetLastError(e);
+        return 0;
+    }
     if (!mask || (mask & ~own_process_mask())) {
         SetLastError(ERROR_INVALID_PARAMETER);
         return 0;
@@ -197,6 +202,11 @@ static __thread DWORD ideal_self = 0;
 NSPA_EXPORT DWORD WINAPI SetThreadIdealProcessor(HANDLE thread, DWORD cpu)
 {
     if (!GetThreadId(thread)) return (DWORD)-1;
+    DWORD e = nspa__thread_access(thread, THREAD_SET_INFORMATION | THREAD_SET_LIMITED_INFORMATION);
+    if (e) {
+        SetLastError(e);
+        return (DWORD)-1;
+    }
     long n = sysconf(_SC_NPROCESSORS_CONF);
     if (cpu == MAXIMUM_PROCESSORS)                              /* a query */
         return GetThreadId(thread) == GetCurrentThreadId() ? ideal_self : 0;

@@ -138,6 +138,7 @@ static const struct row { uint16_t err; uint32_t ctx; NTSTATUS status; } rows[] 
     { EINVAL, CALL(DUP), STATUS_INVALID_HANDLE },
     { ESRCH, CALL(DUP), STATUS_INVALID_HANDLE },
     { EOPNOTSUPP, CALL(DUP), STATUS_NOT_SUPPORTED },
+    { ENOSYS, CALL(DUP), STATUS_NOT_SUPPORTED },           /* no pidfd_getfd */
     /* an APC to a thread that has ended: NtQueueApcThread's STATUS_UNSUCCESSFUL */
     { ESRCH, CALL(APC), STATUS_UNSUCCESSFUL },
     { ENOTSUP, CALL(APC), STATUS_NOT_SUPPORTED },

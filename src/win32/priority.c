@@ -13,13 +13,20 @@ static BOOL fail(DWORD e)
     return FALSE;
 }
 
-/* the thread id behind a thread handle (or the pseudo handle), 0 if none: the callers'
- * check of the handle argument (ERROR_INVALID_HANDLE, an ended thread's included) */
-static uint32_t thread_tid(HANDLE h)
+/* the thread id behind a thread handle (or the pseudo handle) that grants one of
+ * @need, 0 if none (*@err: the Win32 error; ERROR_INVALID_HANDLE for an ended thread
+ * too: the callers' check of the handle argument) */
+static uint32_t thread_tid(HANDLE h, DWORD need, DWORD *err)
 {
+    *err = ERROR_INVALID_HANDLE;
     if (h == GetCurrentThread()) return nspa_thread_id();
     uint32_t tid, ec;
     int sig;
+    DWORD e = nspa__thread_access(h, need);
+    if (e) {
+        *err = e;
+        return 0;
+    }
     if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) return 0;
     return sig ? 0 : tid;
 }
@@ -42,8 +49,9 @@ NSPA_EXPORT DWORD WINAPI GetPriorityClass(HANDLE process)
 
 NSPA_EXPORT BOOL WINAPI SetThreadPriority(HANDLE thread, int prio)
 {
-    uint32_t tid = thread_tid(thread);
-    if (!tid) return fail(ERROR_INVALID_HANDLE);
+    DWORD e;
+    uint32_t tid = thread_tid(thread, THREAD_SET_INFORMATION | THREAD_SET_LIMITED_INFORMATION, &e);
+    if (!tid) return fail(e);
     int r = nspa_set_thread_priority(tid, prio);
     /* -EINVAL: no such priority; -ESRCH: the thread has ended meanwhile */
     if (r) return fail(win32_error_from_errno(r, WIN32_ERR_PROCESS | WIN32_ERR_BY_HANDLE));
@@ -52,10 +60,11 @@ NSPA_EXPORT BOOL WINAPI SetThreadPriority(HANDLE thread, int prio)
 
 NSPA_EXPORT int WINAPI GetThreadPriority(HANDLE thread)
 {
-    uint32_t tid = thread_tid(thread);
+    DWORD e;
+    uint32_t tid = thread_tid(thread, THREAD_QUERY_INFORMATION | THREAD_QUERY_LIMITED_INFORMATION, &e);
     int p = 0;
     if (!tid) {
-        SetLastError(ERROR_INVALID_HANDLE);
+        SetLastError(e);
         return THREAD_PRIORITY_ERROR_RETURN;
     }
     int r = nspa_get_thread_priority(tid, &p);

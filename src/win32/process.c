@@ -510,9 +510,17 @@ NSPA_EXPORT DWORD WINAPI GetProcessId(HANDLE h) { return proc_pid_with(h, QUERY_
 
 NSPA_EXPORT DWORD WINAPI GetProcessIdOfThread(HANDLE h)
 {
-    if (!GetThreadId(h)) return 0;
-    return (DWORD)getpid();     /* thread handles name threads of this process, or a
-                                 * child's main thread, whose id is its pid */
+    DWORD tid = GetThreadId(h);        /* THREAD_QUERY_LIMITED_INFORMATION */
+    if (!tid) return 0;
+    /* thread handles name threads of this process, or the main thread of a child
+     * (CreateProcess's hThread), whose id is its pid: watched, or among the ended ones
+     * remembered */
+    if (tid == (DWORD)getpid() || !syscall(SYS_tgkill, getpid(), (pid_t)tid, 0)) return (DWORD)getpid();
+    pthread_mutex_lock(&watch_lock);
+    int child = watch_find_locked((pid_t)tid) != NULL;
+    for (uint32_t i = 0; !child && i < GRAVE && i < grave_next; i++) child = graves[i].pid == tid;
+    pthread_mutex_unlock(&watch_lock);
+    return child ? tid : (DWORD)getpid();
 }
 
 NSPA_EXPORT BOOL WINAPI TerminateProcess(HANDLE h, UINT code)
@@ -619,8 +627,8 @@ NSPA_EXPORT BOOL WINAPI GetThreadTimes(HANDLE h, LPFILETIME creation, LPFILETIME
                                        LPFILETIME user)
 {
     if (!creation || !exit_t || !kernel || !user) return fail(ERROR_NOACCESS);
-    DWORD tid = GetThreadId(h);
-    if (!tid) return fail(ERROR_INVALID_HANDLE);
+    DWORD tid = GetThreadId(h);        /* THREAD_QUERY_(LIMITED_)INFORMATION */
+    if (!tid) return FALSE;            /* its error set */
     uint64_t ut = 0, kt = 0, st = 0;
     int pid = getpid();
     if (nspa_task_times(pid, (int)tid, &ut, &kt, &st) && nspa_task_times((int)tid, 0, &ut, &kt, &st)) {
@@ -639,7 +647,6 @@ NSPA_EXPORT BOOL WINAPI GetThreadTimes(HANDLE h, LPFILETIME creation, LPFILETIME
 
 NSPA_EXPORT HANDLE WINAPI OpenThread(DWORD access, BOOL inherit, DWORD tid)
 {
-    (void)access;
     nspa_obj_t out = 0;
     int r = nspa__win32_thread_handle_by_tid(tid, &out);
     if (r) {
@@ -647,6 +654,6 @@ NSPA_EXPORT HANDLE WINAPI OpenThread(DWORD access, BOOL inherit, DWORD tid)
         return NULL;
     }
     if (inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
-    nspa__handle_set_access(out, nspa__nt_map_access(NSPA_TYPE_PROCESS, access));
+    nspa__handle_set_access(out, nspa__nt_map_access(NSPA_TYPE_THREAD, access));
     return (HANDLE)(uintptr_t)out;
 }

@@ -392,9 +392,11 @@ static BOOL create_process(const char *app, const char *cmd, BOOL inherit, DWORD
         err = ERROR_NOT_ENOUGH_MEMORY;
         goto out;
     }
-    /* inheritable handles go to the child through a slot of the namespace (inherit.c) */
+    /* inheritable handles go to the child through a slot of the namespace (inherit.c);
+     * a suspended child gets one too, so that DuplicateHandle can give it handles
+     * before it runs (they wait in the slot until it attaches) */
     uint32_t slot = UINT32_MAX;
-    if (inherit && nspa__handoff_prepare(&slot) == 0) {
+    if ((inherit || (flags & CREATE_SUSPENDED)) && nspa__handoff_prepare(&slot, inherit != 0) == 0) {
         char v[48];
         snprintf(v, sizeof(v), "%u:%d", slot, (int)getpid());
         if (strv_add(&envv, kv("NSPA_INHERIT", v))) {

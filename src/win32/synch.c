@@ -312,6 +312,18 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
     if (spid != me) {
         /* DUPLICATE_CLOSE_SOURCE: the source's handle is closed there (inherit.c) */
         r = nspa__dup_from_process((int32_t)spid, H(src), &tmp, (options & DUPLICATE_CLOSE_SOURCE) != 0);
+        /* not a region object: a file, socket or pipe of its own is taken with
+         * pidfd_getfd (src/sync/fdmap.c); it cannot close the source's */
+        if (r == -EBADF || r == -EOPNOTSUPP) {
+            uint32_t t = 0;
+            int f = io_dup_from_process((int32_t)spid, H(src), &t);
+            if (!f && (options & DUPLICATE_CLOSE_SOURCE)) {
+                nspa_close(t);
+                f = -EOPNOTSUPP;
+            }
+            if (f != -EBADF) r = f;
+            if (!f) tmp = t;
+        }
         local = tmp;
     }
     if (!r && dpid == me) r = nspa_dup(local, &out);
@@ -319,7 +331,8 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
     else if (!r) r = nspa__dup_to_process(local, (int32_t)dpid, &out);
     if (tmp) nspa_close(tmp);
     if (r) {
-        /* -EINVAL: not a handle; -ESRCH: the process is gone; -EOPNOTSUPP: cannot be sent */
+        /* -EINVAL: not a handle; -ESRCH: the process is gone; -EOPNOTSUPP, -ENOSYS: cannot
+         * be sent or fetched; -EACCES: the kernel refused to fetch another process's file */
         return fail(win32_error_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_DUP));
     }
     if (dpid == me && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);

@@ -250,6 +250,15 @@ NSPA_EXPORT void WINAPI ExitThread(DWORD code)
     pthread_exit(NULL);
 }
 
+NSPA_HIDDEN uint32_t nspa__thread_access(void *h, uint32_t need)
+{
+    if (h == GetCurrentThread()) return 0;
+    int r = nspa__handle_check(nspa__win32_h(h), NSPA_TYPE_THREAD, need);
+    return r ? win32_error_from_errno(r, WIN32_ERR_OBJECT) : 0;   /* another type: ERROR_INVALID_HANDLE */
+}
+
+#define THREAD_QUERY_ANY (THREAD_QUERY_INFORMATION | THREAD_QUERY_LIMITED_INFORMATION)
+
 NSPA_EXPORT BOOL WINAPI GetExitCodeThread(HANDLE h, LPDWORD code)
 {
     uint32_t tid, ec;
@@ -258,9 +267,10 @@ NSPA_EXPORT BOOL WINAPI GetExitCodeThread(HANDLE h, LPDWORD code)
         if (code) *code = STILL_ACTIVE;
         return TRUE;
     }
-    int r = nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
-    if (r) {
-        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));   /* not a thread handle */
+    DWORD e = nspa__thread_access(h, THREAD_QUERY_ANY);
+    int r = e ? 0 : nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
+    if (e || r) {
+        SetLastError(e ? e : win32_error_from_errno(r, WIN32_ERR_OBJECT));   /* not a thread handle */
         return FALSE;
     }
     if (!code) {
@@ -276,9 +286,10 @@ NSPA_EXPORT DWORD WINAPI GetThreadId(HANDLE h)
     uint32_t tid, ec;
     int sig;
     if (h == GetCurrentThread()) return nspa_thread_id();
-    int r = nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
-    if (r) {
-        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
+    DWORD e = nspa__thread_access(h, THREAD_QUERY_ANY);
+    int r = e ? 0 : nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
+    if (e || r) {
+        SetLastError(e ? e : win32_error_from_errno(r, WIN32_ERR_OBJECT));
         return 0;
     }
     return tid;
@@ -288,9 +299,10 @@ NSPA_EXPORT DWORD WINAPI ResumeThread(HANDLE h)
 {
     uint32_t tid, ec;
     int sig;
-    int r = nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
-    if (r) {
-        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));
+    DWORD e = nspa__thread_access(h, THREAD_SUSPEND_RESUME);
+    int r = e ? 0 : nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig);
+    if (e || r) {
+        SetLastError(e ? e : win32_error_from_errno(r, WIN32_ERR_OBJECT));
         return (DWORD)-1;
     }
     struct w32_thread *t = registry_find_locked(tid);
@@ -486,6 +498,7 @@ NSPA_HIDDEN int nspa__win32_queue_apc(HANDLE h, PNTAPCFUNC fn, ULONG_PTR a1, ULO
     int sig;
     if (h == GetCurrentThread()) tid = current()->tid;
     else if (nspa__thread_obj_info(nspa__win32_h(h), &tid, &ec, &sig)) return -EBADF;
+    else if (nspa__thread_access(h, THREAD_SET_CONTEXT)) return -EACCES;
     struct apc *a = NULL;
     if (fn) {
         a = malloc(sizeof(*a));
@@ -535,7 +548,8 @@ NSPA_HIDDEN int nspa__win32_queue_apc_rec(uint32_t tid, struct nspa_apc *a)
     return 0;
 }
 
-/* an ended thread (-ESRCH): NtQueueApcThread's STATUS_UNSUCCESSFUL, i.e. ERROR_GEN_FAILURE */
+/* an ended thread (-ESRCH): NtQueueApcThread's STATUS_UNSUCCESSFUL, i.e. ERROR_GEN_FAILURE;
+ * no THREAD_SET_CONTEXT (-EACCES): ERROR_ACCESS_DENIED */
 static DWORD apc_error(int r) { return win32_error_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_APC); }
 
 NSPA_EXPORT DWORD WINAPI QueueUserAPC(PAPCFUNC fn, HANDLE h, ULONG_PTR data)

@@ -14,6 +14,10 @@ static inline nspa_obj_t nspa__win32_h(const void *h) { return (nspa_obj_t)((uin
  * @special: a special user APC. Returns 0, -EBADF, -ESRCH (ended), -ENOMEM, -ENOTSUP. */
 NSPA_HIDDEN int nspa__win32_queue_apc(void *thread, void (*fn)(uintptr_t, uintptr_t, uintptr_t),
                                       uintptr_t a1, uintptr_t a2, uintptr_t a3, int special);
+/* Does thread handle @h (GetCurrentThread() included: every right) grant one of the
+ * THREAD_* bits of @need? 0, or the Win32 error: ERROR_INVALID_HANDLE (not a thread
+ * handle), ERROR_ACCESS_DENIED (thread.c). */
+NSPA_HIDDEN uint32_t nspa__thread_access(void *h, uint32_t need);
 /* Signal @h as SignalObjectAndWait does: 0, -EBADF, -EINVAL (not signalable), or the
  * operation's error (-EPERM not owner, -EOVERFLOW semaphore full). */
 NSPA_HIDDEN int nspa__win32_signal_object(nspa_obj_t h);
