@@ -332,9 +332,12 @@ static int grant_all_inline(struct sobj *o, struct thr *t)
         held |= 1ull << i;
     }
     r = 0;
+    /* each word claimed before it is read, as take_all does: @t may not be queued on
+     * every object yet (it queues one by one), so a word may still be the fast path's,
+     * and a fast-path take between this check and the grant's consume would be
+     * consumed twice (a semaphore's count below zero, a mutex owned by two) */
     for (uint32_t i = 0; i < n; i++)
-        if (!objs[i]->type || !obj_signaled_for(objs[i], atomic_load_explicit(&objs[i]->word, memory_order_acquire), t->owner))
-            goto out;
+        if (!objs[i]->type || !obj_signaled_for(objs[i], obj_claim(objs[i]), t->owner)) goto out;
     inline_depth++;
     r = grant_all_locked(t, objs, n, 1);
     inline_depth--;
@@ -354,8 +357,11 @@ static int grant_all_inline(struct sobj *o, struct thr *t)
         __atomic_store_n(&o->intent.waiter, 0, __ATOMIC_RELEASE);
     }
 out:
-    for (uint32_t i = 0; i < n; i++)
-        if (held & (1ull << i)) obj_unlock(objs[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(held & (1ull << i))) continue;
+        obj_unclaim_if_idle(objs[i]);       /* claimed above (the caller unclaims @o) */
+        obj_unlock(objs[i]);
+    }
     return r;
 }
 
