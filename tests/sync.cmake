@@ -12,6 +12,7 @@ nspa_add_test(sync_abandon SOURCES tests/sync_abandon.c THREADED)
 nspa_add_test(sync_claim_release SOURCES tests/sync_claim_release.c THREADED)
 nspa_add_test(sync_kill_stress SOURCES tests/sync_kill_stress.c TIMEOUT 180)
 nspa_add_test(sync_grant_kill SOURCES tests/sync_grant_kill.c THREADED)
+nspa_add_test(sync_waitall_inline SOURCES tests/sync_waitall_inline.c THREADED)
 nspa_add_test(sync_model_stress SOURCES tests/sync_model_stress.c TIMEOUT 120)
 nspa_add_test(sync_thread_stress SOURCES tests/sync_thread_stress.c THREADED TIMEOUT 120)
 # Rules of the sync core v2 (limits, wakes, leaks, namespace safety, no allocation).

@@ -1,5 +1,5 @@
 /* The platform layer's out-of-line part (platform.h): environment options, the start
- * time of a task, die points. */
+ * time of a task, test points. */
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include "common/platform.h"
 
 NSPA_HIDDEN int nspa_env_int(const char *name, int def, int lo, int hi)
@@ -34,18 +35,30 @@ NSPA_HIDDEN int nspa_env_is(const char *name, const char *value)
     return e && !strcasecmp(e, value);
 }
 
-/* NSPA_TEST_DIE_AT names one die point; a process that reaches it kills itself with
- * SIGKILL there. Read at the first die point the process reaches: a test sets it in the
- * environment of a process it starts (exec), not of one it forks. */
-NSPA_HIDDEN void nspa__die_point(const char *name)
+/* Test points. NSPA_TEST_DIE_AT=<name>: a process that reaches that point kills itself
+ * with SIGKILL there. NSPA_TEST_PAUSE_AT=<name>:<ms>[,<name>:<ms>...]: a thread that
+ * reaches a named point sleeps that long there (to hold a race window open). Both are
+ * read at the first test point the process reaches: a test sets them before that, or
+ * in the environment of a process it starts (exec), not of one it forks. */
+static const char *tp_die, *tp_pause;
+static int tp_read;
+
+NSPA_HIDDEN void nspa__test_point(const char *name)
 {
-    static const char *at = (const char *)1;
-    const char *a = __atomic_load_n(&at, __ATOMIC_RELAXED);
-    if (a == (const char *)1) {
-        a = getenv("NSPA_TEST_DIE_AT");
-        __atomic_store_n(&at, a, __ATOMIC_RELAXED);
+    if (!__atomic_load_n(&tp_read, __ATOMIC_ACQUIRE)) {
+        tp_die = getenv("NSPA_TEST_DIE_AT");         /* racing readers store the same */
+        tp_pause = getenv("NSPA_TEST_PAUSE_AT");
+        __atomic_store_n(&tp_read, 1, __ATOMIC_RELEASE);
     }
-    if (a && !strcmp(a, name)) raise(SIGKILL);
+    if (tp_die && !strcmp(tp_die, name)) raise(SIGKILL);
+    size_t n = strlen(name);
+    for (const char *p = tp_pause; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        if (strncmp(p, name, n) || p[n] != ':') continue;
+        long ms = strtol(p + n + 1, NULL, 10);
+        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+        while (ms > 0 && nanosleep(&ts, &ts) && errno == EINTR) ;
+        return;
+    }
 }
 
 NSPA_HIDDEN int nspa_task_times(int pid, int tid, uint64_t *utime, uint64_t *stime, uint64_t *start)

@@ -151,10 +151,11 @@ NSPA_HIDDEN int nspa_env_flag(const char *name, int def);
 /* A choice: 1 when the option is set to @value (ASCII case ignored), else 0. */
 NSPA_HIDDEN int nspa_env_is(const char *name, const char *value);
 
-/* A die point: the tests of "a process killed at any instant" kill a process at an
- * exact instant of a lock section with NSPA_TEST_DIE_AT=<name> (platform.c). Only on
- * paths that have taken a lock already (never a fast path); one load when unset. */
-NSPA_HIDDEN void nspa__die_point(const char *name);
+/* A test point: the tests of races and of "a process killed at any instant" kill a
+ * process (NSPA_TEST_DIE_AT=<name>) or pause a thread (NSPA_TEST_PAUSE_AT=<name>:<ms>)
+ * at an exact instant (platform.c). Only on slow paths, never a fast path; a load and
+ * a test when unset. */
+NSPA_HIDDEN void nspa__test_point(const char *name);
 
 /* The start time (clock ticks since boot, /proc stat field 22) of process @pid, or of
  * its thread @tid when not 0: with the pid, it names a task across pid reuse. 0: gone. */

@@ -405,6 +405,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
         q_insert(o, &t->ent[i], qkey);
         if (n == 1 && !all) sync_serve(o);    /* one object: served in the same section */
         obj_unlock(o);
+        if (all && i == 0) nspa__test_point("wait_all_queued_first");
     }
     if (all) {
         take_all(t, objs, count, owner);
