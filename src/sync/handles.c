@@ -331,7 +331,7 @@ NSPA_HIDDEN nspa_obj_t nspa__handle_next(uint32_t *i, int type, uint32_t *flags)
         uint32_t fl = 0;
         struct sobj *o = h_at(*i, &fl);
         if (!o || __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) != type) continue;
-        if (__atomic_load_n(h_rv.word, __ATOMIC_ACQUIRE) != __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED) &&
+        if (__atomic_load_n(__atomic_load_n(&h_rv.word, __ATOMIC_RELAXED), __ATOMIC_ACQUIRE) != __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED) &&
             h_revoked_slow(*i))
             continue;                          /* another process closed it */
         if (flags) *flags = fl;

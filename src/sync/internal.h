@@ -168,7 +168,7 @@ static inline __attribute__((always_inline)) struct sobj *h_lookup_acc(nspa_obj_
      * (only those have ledger entries to revoke): the byte next to the type, then
      * two loads of words nobody writes while nothing is revoked */
     if (__builtin_expect(o->in_region, 0) &&
-        __builtin_expect(__atomic_load_n(h_rv.word, __ATOMIC_ACQUIRE) != __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED), 0) &&
+        __builtin_expect(__atomic_load_n(__atomic_load_n(&h_rv.word, __ATOMIC_RELAXED), __ATOMIC_ACQUIRE) != __atomic_load_n(&h_rv.seen, __ATOMIC_RELAXED), 0) &&
         h_revoked_slow(i))
         return NULL;
     return o;

@@ -183,7 +183,9 @@ static int intent_landed(struct sobj *o)
     uint32_t v = atomic_load(&t->futex);
     if (!(v & W_DONE)) return 0;
     uint32_t idx = (v >> W_IDX_SHIFT) & W_IDX_MASK;
-    if (t->kind == WAIT_ALL && idx < t->count) return 1;     /* all its objects */
+    /* kind is read atomically: a waiter whose grant left no entry in our queue (an
+     * in-line wait-all grant's wake-only intent) may be leaving its wait meanwhile */
+    if (__atomic_load_n(&t->kind, __ATOMIC_ACQUIRE) == WAIT_ALL && idx < t->count) return 1;   /* all its objects */
     return idx < WAIT_SLOTS && t->objs[idx] == REF(o);
 }
 
