@@ -112,14 +112,25 @@ static DWORD finish(const char *tag, PROCESS_INFORMATION *pi)
     return code;
 }
 
-/* the fd map files of process @pid left in the namespace directory */
+/* the fd map files of process @pid left next to the namespace region, in whichever of
+ * the region's possible directories the library chose (docs/sync.md) */
 static size_t maps_of(DWORD pid)
 {
-    char pat[4200];
-    snprintf(pat, sizeof(pat), "%s/*.fd.%u.*", getenv("XDG_RUNTIME_DIR"), (unsigned)pid);
-    glob_t g;
-    size_t n = glob(pat, 0, NULL, &g) == 0 ? g.gl_pathc : 0;
-    globfree(&g);
+    const char *ns = getenv("NSPA_NAMESPACE"), *x = getenv("XDG_RUNTIME_DIR");
+    char dirs[10][256];
+    int nd = 0;
+    if (x) snprintf(dirs[nd++], sizeof(dirs[0]), "%s", x);
+    snprintf(dirs[nd++], sizeof(dirs[0]), "/run/user/%u", (unsigned)getuid());
+    snprintf(dirs[nd++], sizeof(dirs[0]), "/dev/shm/nspa-%u", (unsigned)getuid());
+    for (int k = 1; k < 8; k++) snprintf(dirs[nd++], sizeof(dirs[0]), "/dev/shm/nspa-%u.%d", (unsigned)getuid(), k);
+    size_t n = 0;
+    for (int d = 0; d < nd; d++) {
+        char pat[2900];
+        snprintf(pat, sizeof(pat), "%s/nspa-%s.fd.%u.*", dirs[d], ns ? ns : "default", (unsigned)pid);
+        glob_t g;
+        if (glob(pat, 0, NULL, &g) == 0) n += g.gl_pathc;
+        globfree(&g);
+    }
     return n;
 }
 
