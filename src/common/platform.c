@@ -51,8 +51,10 @@ NSPA_HIDDEN void nspa__test_point(const char *name)
         __atomic_store_n(&tp_read, 1, __ATOMIC_RELEASE);
     }
     if (tp_die && !strcmp(tp_die, name)) raise(SIGKILL);
+    if (!tp_pause) return;
     size_t n = strlen(name);
-    for (const char *p = tp_pause; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+    for (const char *p = tp_pause; p; p = strchr(p, ',')) {
+        if (*p == ',') p++;
         if (strncmp(p, name, n) || p[n] != ':') continue;
         long ms = strtol(p + n + 1, NULL, 10);
         struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

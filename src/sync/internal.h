@@ -267,7 +267,9 @@ static inline struct thr *went_thr(struct went *e)
 /* ---- wakes and grants (wake.c) ---------------------------------------------------- */
 NSPA_HIDDEN void sync_try_wake(struct sobj *o);
 NSPA_HIDDEN void sync_serve(struct sobj *o);       /* sync_try_wake, then unclaim if idle */
-NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32_t n, int serve);
+/* @keep (or NULL): an object left claimed for the caller, who serves it on */
+NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32_t n, int serve,
+                                 const struct sobj *keep);
 NSPA_HIDDEN void obj_recover(struct sobj *o);
 NSPA_HIDDEN int obj_signaled_for(const struct sobj *o, uint64_t w, uint32_t owner);
 NSPA_HIDDEN void waiter_poke(struct thr *t);

@@ -233,7 +233,7 @@ static int take_all(struct thr *t, struct sobj *const *objs, uint32_t n, uint32_
         if (!objs[i]->type) ok = 0;
         else ok = obj_signaled_for(objs[i], obj_claim(objs[i]), owner);
     }
-    int won = ok ? grant_all_locked(t, objs, n, 1) : 0;
+    int won = ok ? grant_all_locked(t, objs, n, 1, NULL) : 0;
     if (!won)
         for (uint32_t i = 0; i < n; i++) obj_unclaim_if_idle(objs[i]);
     unlock_all(objs, n, ord);

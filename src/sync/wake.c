@@ -266,7 +266,8 @@ static int grant_one(struct sobj *o, struct thr *t, uint32_t i)
  * it): intents, the waiter's CAS, then the words (rule 4). With @serve, each object
  * then serves its other waiters (a manual event, a semaphore's remaining count).
  * Returns 1 if granted (0: @t was granted its alert or timed out meanwhile). */
-NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32_t n, int serve)
+NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32_t n, int serve,
+                                 const struct sobj *keep)
 {
     uint32_t ab = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++) {
@@ -301,7 +302,7 @@ NSPA_HIDDEN int grant_all_locked(struct thr *t, struct sobj *const *objs, uint32
     for (uint32_t i = 0; i < n; i++) {
         if (won) q_remove(objs[i], &t->ent[i]);     /* every lock is held: leave now */
         if (won && serve) sync_try_wake(objs[i]);
-        obj_unclaim_if_idle(objs[i]);
+        if (objs[i] != keep) obj_unclaim_if_idle(objs[i]);
     }
     return won;
 }
@@ -340,16 +341,16 @@ static int grant_all_inline(struct sobj *o, struct thr *t)
         if (!objs[i]->type || !obj_signaled_for(objs[i], obj_claim(objs[i]), t->owner)) goto out;
     nspa__test_point("grant_all_inline_checked");
     inline_depth++;
-    r = grant_all_locked(t, objs, n, 1);
+    r = grant_all_locked(t, objs, n, 1, o);   /* @o stays claimed: its caller serves on */
     inline_depth--;
     if (r) {
         /* the intent of @o names the granted waiter until it is woken (see wake_granted).
-         * The grant handed @o's word back to the fast path if its queue emptied: claim
-         * it again, so that the intent's word stays valid (rule 4) and a holder killed
-         * before the wake leaves @o to the next locker (rule 7), whom every later
-         * operation on @o is then. The words are final: the intent records no change
-         * (old == new), and recovery only wakes the waiter. The caller unclaims @o. */
-        uint64_t w = obj_claim(o);
+         * @o is still claimed (the grant kept it so), so the intent's word stays valid
+         * (rule 4) and a holder killed before the wake leaves @o to the next locker
+         * (rule 7), whom every later operation on @o is then. The words are final: the
+         * intent records no change (old == new), and recovery only wakes the waiter.
+         * The caller unclaims @o. */
+        uint64_t w = atomic_load_explicit(&o->word, memory_order_relaxed);
         o->intent.old_word = o->intent.new_word = w;
         o->intent.old_ext = o->intent.new_ext = __atomic_load_n(&o->ext, __ATOMIC_RELAXED);
         __atomic_store_n(&o->intent.waiter, REF(t), __ATOMIC_RELEASE);
