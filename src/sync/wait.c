@@ -419,6 +419,7 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
         obj_unlock(o);
         if (all && i == 0) nspa__test_point("wait_all_queued_first");
     }
+    nspa__test_point("wait_queued");         /* queued everywhere, not yet spinning */
     if (all) {
         take_all(t, objs, count, owner);
     }
