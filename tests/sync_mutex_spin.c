@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "sync_util.h"
 
@@ -66,6 +65,7 @@ static void part_zero(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "zero")) {
+        setenv("NSPA_SPIN_US", "0", 1);
         part_zero();
         return nspa_test_done();
     }
@@ -77,15 +77,6 @@ int main(int argc, char **argv)
         for (int i = 0; i < 5 && !done; i++) done = round_long();
         CHECK(done);                         /* checked at least once in 5 tries */
     }
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (!pid) {
-        setenv("NSPA_SPIN_US", "0", 1);
-        execl("/proc/self/exe", argv[0], "zero", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    REQUIRE(waitpid(pid, &st, 0) == pid);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(rerun_self(argv[0], "zero"));
     return nspa_test_done();
 }

@@ -3,6 +3,7 @@
 #define NSPA_TEST_SYNC_UTIL_H
 #include <errno.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "nspa/sync.h"
@@ -101,5 +102,19 @@ static inline int wait_queued(nspa_obj_t obj, int n)
         sleep_ms(1);
     }
     return 0;
+}
+/* run this test program again in a child with @arg as its one argument (the environment
+ * variables it sets first are read once per process); 1 if the child passed */
+static inline int rerun_self(const char *argv0, const char *arg)
+{
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (!pid) {
+        execl("/proc/self/exe", argv0, arg, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid) return 0;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 #endif

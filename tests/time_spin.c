@@ -2,8 +2,9 @@
  * time and spins to it (docs/time.md, "The direct path"); a SCHED_OTHER thread, or a
  * real-time one with the variable at 0, sleeps the whole way. Observed through the
  * waiting thread's own CPU time (CLOCK_THREAD_CPUTIME_ID), which a sleep does not
- * consume: with a 2 ms spin before each 4 ms due time, 10 waits cost the real-time
- * waiter about 20 ms of CPU; without, well under 5 ms. Every wait returns at or after
+ * consume: with a 2 ms spin before each 4 ms due time, a wait of the real-time waiter
+ * costs it about 2 ms of CPU; without, a few microseconds. The largest of 10 waits is
+ * looked at (a higher-priority thread of another program may take the CPU during some). Every wait returns at or after
  * its due time, never before. Each setting runs in a process of its own (the variable
  * is read once). SCHED_FIFO needs a privilege: SKIP (77) without it. */
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "nspa/timer.h"
@@ -50,14 +50,16 @@ static void *waiter(void *arg)
     }
     nspa_obj_t t;
     REQUIRE(nspa_create_timer(0, NULL, &t) == 0);
-    double c0 = thread_cpu_ms();
+    cpu_ms = 0;
     for (int i = 0; i < WAITS; i++) {
         struct nspa_timer_args a = { .due = mono_ns() + DUE_NS };
         REQUIRE(nspa_timer_set(t, &a) == 0);
+        double c0 = thread_cpu_ms();
         CHECK_EQ(wait_any_ms(&t, 1, 1, 1000, 0, NULL), 0);
+        double c = thread_cpu_ms() - c0;
         if (mono_ns() < a.due) early++;
+        if (c > cpu_ms) cpu_ms = c;
     }
-    cpu_ms = thread_cpu_ms() - c0;
     nspa_close(t);
     return NULL;
 }
@@ -79,25 +81,17 @@ int main(int argc, char **argv)
         printf("SKIP: SCHED_FIFO not permitted here (%s)\n", strerror(EPERM));
         return 77;
     }
-    printf("%s: real-time waiter %.2f ms of CPU for %d waits\n", off ? "spin 0" : "spin 2 ms", rt, WAITS);
+    printf("%s: real-time waiter, at most %.3f ms of CPU in one of %d waits\n", off ? "spin 0" : "spin 2 ms", rt, WAITS);
     CHECK_EQ(early, 0);                      /* never before the due time */
     if (off) {
-        CHECK(rt < 5.0);                     /* slept the whole way */
+        CHECK(rt < 1.0);                     /* slept the whole way */
         return nspa_test_done();
     }
-    CHECK(rt > 10.0);                        /* spun about 2 ms before each due time */
+    CHECK(rt > 1.5);                         /* spun about 2 ms before the due time */
     double other = run(0);
-    printf("spin 2 ms: SCHED_OTHER waiter %.2f ms of CPU\n", other);
-    CHECK(other < 5.0);                      /* not for threads that are not real-time */
+    printf("spin 2 ms: SCHED_OTHER waiter, at most %.3f ms of CPU in one wait\n", other);
+    CHECK(other < 1.0);                      /* not for threads that are not real-time */
     CHECK_EQ(early, 0);
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (!pid) {
-        execl("/proc/self/exe", argv[0], "off", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    REQUIRE(waitpid(pid, &st, 0) == pid);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(rerun_self(argv[0], "off"));
     return nspa_test_done();
 }
