@@ -159,14 +159,25 @@ static inline unsigned flip_bit_relaxed(_Atomic uint64_t *w, unsigned b)
 #endif
 }
 
+/* Ask for p's line in exclusive state (PREFETCHW, where the CPU has it). */
+static inline void prefetch_excl(const void *p)
+{
+#if defined(__x86_64__) && !NSPA_TSAN
+    if (likely(prefetchw_ok))
+        __asm__ ("prefetchw %0" : : "m"(*(const char *)p));
+#else
+    (void)p;
+#endif
+}
+
 /* 0: not a live block (double free). fth: the calling thread's theap of this heap, if
  * it has one that may batch (NULL: push a remote free at once). w: the block's bitmap
  * word pair, c its class (from the segment: see heap_free_impl). */
 /* One slot per size class: the blocks a thread frees into another's pages in a burst
  * mostly come from that thread's current page of each class. */
-static inline void rb_add(theap_t *th, page_t *pg, void *p)
+static inline void rb_add(theap_t *th, page_t *pg, void *p, unsigned c)
 {
-    rbatch_t *sl = &th->rb[page_seg(pg)->slice_cls[pg - seg_pages(page_seg(pg))]];
+    rbatch_t *sl = &th->rb[c];           /* c: pg's class (< RB_SLOTS) */
     if (sl->pg != pg) {
         rb_flush(th, sl);
         sl->pg = pg;
@@ -202,7 +213,7 @@ static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *
         return 0;
     }
     if (fth && c < RB_SLOTS)
-        rb_add(fth, pg, p);
+        rb_add(fth, pg, p, c);
     else
         remote_push(pg, p, p, 1);
     return 1;
@@ -283,6 +294,12 @@ __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
         goto bad;
     page_t *pg = &seg_pages(s)[f];
     _Atomic uint64_t *w = (bsize >= SLICE_SIZE / 128 ? pg->bm_inline : seg_meta(s)->bm[f]) + 2 * (i >> 6);
+    /* A remote free's push links the block (rb_flush, remote_push): a store into a line
+     * that its owner most likely wrote last (a producer fills what its consumer frees).
+     * Ask for it in exclusive state now: its transfer then overlaps the bitmap flip and
+     * the next frees, instead of up to 32 store misses queueing in front of the push's
+     * CAS (docs/heap.md, "Cross-thread free"). */
+    prefetch_excl(p);
     tld_t *t = &tls_tld;
     if (unlikely(!t->inited))
         t = tld_get();

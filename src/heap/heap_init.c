@@ -18,6 +18,9 @@
  *    words to clear (asymmetric Dekker: the fast path pays no fence), asleep on a PI
  *    futex word that lends the thread it waits for its priority (real-time mode).
  */
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include "heap_inline.h"
 #include "nspa/win32/ntstatus.h"
 #include <stdio.h>
@@ -41,6 +44,7 @@ static _Atomic uint32_t g_init_pi;             /* PI futex word held while initi
 int fence_mode;
 int hugetlb_ok = 1;
 int thp_opt;
+int prefetchw_ok;
 int terminate_on_corruption;
 pthread_key_t g_key;
 pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;   /* made PI at initialisation */
@@ -201,6 +205,20 @@ static void atfork_child(void)
         fence_mode = 1;
 }
 
+/* PREFETCHW (CPUID 0x80000001 ECX bit 8): the remote free asks for a block's line in
+ * exclusive state ahead of the link store its batch's push makes (heap_alloc.c,
+ * heap_free_impl). Only where the CPU reports it: older x86-64 CPUs need not treat the
+ * opcode as a no-op. */
+static int cpu_has_prefetchw(void)
+{
+#if defined(__x86_64__) && !NSPA_TSAN
+    unsigned a, b, c, d;
+    if (__get_cpuid(0x80000001u, &a, &b, &c, &d))
+        return (c >> 8) & 1;
+#endif
+    return 0;
+}
+
 /* The first heap call initialises under g_init_pi, a PI futex word: a thread that
  * arrives meanwhile sleeps on it and lends the initialising thread its priority (a
  * real-time thread spinning or yielding here could keep a lower-priority initialiser on
@@ -262,6 +280,7 @@ int global_init_slow(void)
     if (!nspa_env_flag("NSPA_HEAP_LARGE_PAGES", 1))
         hugetlb_ok = 0;
     thp_opt = nspa_env_flag("NSPA_HEAP_THP", 0);
+    prefetchw_ok = cpu_has_prefetchw();
     heap_struct_init(&proc_heap, 0, 0);
     proc_heap.magic = HEAP_MAGIC;
     atomic_store(&proc_heap.serial, 1);

@@ -237,6 +237,7 @@ extern _Atomic int g_init;               /* 1 once initialised */
 extern int fence_mode;                   /* no membarrier: fence in the fast path */
 extern int hugetlb_ok;                   /* try MAP_HUGETLB for segments */
 extern int thp_opt;                      /* NSPA_HEAP_THP */
+extern int prefetchw_ok;                 /* the CPU has PREFETCHW (heap_init.c) */
 extern int terminate_on_corruption;
 extern pthread_key_t g_key;
 extern pthread_mutex_t g_lock;           /* registry, heap list, pool (PI once initialised) */
