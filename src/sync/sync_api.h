@@ -141,6 +141,9 @@ struct nspa__timer_hooks {
     void (*uncommit)(uintptr_t key);
 };
 NSPA_HIDDEN void nspa__set_timer_hooks(const struct nspa__timer_hooks *h);
+/* NSPA_TIMER_SPIN_US in ns (read once): how long before a due time a real-time timer
+ * waiter, and the timer service in RT mode, stop sleeping and spin to it (wait.c) */
+NSPA_HIDDEN uint64_t nspa__timer_spin_ns(void);
 /* The I/O module's sleep (docs/io.md, "Waits that reap their own I/O"): a thread with
  * a ring of its own sleeps there, on its futex word and its I/O at once, and completes
  * what finished itself. sleep: sleep until *word is no longer @v (a FUTEX_WAKE), @deadline

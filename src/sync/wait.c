@@ -590,7 +590,7 @@ static int timers_poll(struct sobj **objs, uint32_t n)
 
 /* NSPA_TIMER_SPIN_US: a real-time thread that waits on one timer alone, armed by this
  * process, wakes this long before the due time (100 us; 0 = never) and spins to it on
- * the clock, taking the timer meanwhile if someone else signals it. The kernel's wake-up
+ * the clock (so does the timer service in RT mode: src/time/service.c), taking the timer meanwhile if someone else signals it. The kernel's wake-up
  * is late by up to tens of microseconds at p99 on a VM (the hrtimer interrupt, the
  * switch, the host), whatever the sleeper does; what a pacing loop of an audio thread
  * wants is the due time, and it pays with up to that much CPU per expiry (a 1 ms period
@@ -598,7 +598,7 @@ static int timers_poll(struct sobj **objs, uint32_t n)
  * limit, nor for waits on several objects, which would see the others late. */
 static int64_t tspin_ns = -1;
 
-static uint64_t timer_spin(void)
+NSPA_HIDDEN uint64_t nspa__timer_spin_ns(void)
 {
     int64_t n = __atomic_load_n(&tspin_ns, __ATOMIC_RELAXED);
     if (__builtin_expect(n < 0, 0)) {
@@ -631,7 +631,7 @@ static int wait_timers(struct nspa_tls *me, struct nspa_wait_args *args, struct 
         int r = -ETIMEDOUT;
         struct nspa_wait_args a = *args;
         if (due < args->timeout) {
-            uint64_t early = count == 1 && !args->alert && current_key() ? timer_spin() : 0;
+            uint64_t early = count == 1 && !args->alert && current_key() ? nspa__timer_spin_ns() : 0;
             a.timeout = due > early + 1 ? due - early : 1;   /* absolute; 0 would be a poll */
             r = wait_slow(me, &a, objs, count, args->alert != 0, all);
             if (r == -ETIMEDOUT && early) {
