@@ -167,6 +167,7 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
     pending_link(f, op);
     int r = first ? io_submit_locked(op) : 0;
     if (r < 0) io_pending_unlink(f, op);
+    else if (e == &io_engine_epoll) epoll_note_pending(op);
     pthread_mutex_unlock(&f->lock);
     return r < 0 ? r : 0;
 }
@@ -308,6 +309,7 @@ NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid)
     struct io_op *failed = NULL;
     for (int d = 0; d < 2; d++) io_submit_next(f, d, &failed);
     pthread_mutex_unlock(&f->lock);
+    if (n) epoll_watch_kick(f);
     while (done) {
         struct io_op *op = done;
         done = op->next;

@@ -274,8 +274,9 @@ static unsigned tr_flush(struct tring *r)
 }
 
 static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t deadline, clockid_t clk,
-                    int other_words)
+                    int other_words, _Atomic uint32_t *poll_mark)
 {
+    (void)poll_mark;                     /* a FUTEX_WAKE reaches the ring's FUTEX_WAIT */
     struct tring *r = mine;
     if (!r) return 0;
     if (other_words || (atomic_load(&r->armed) && r->armed_shared != shared)) tr_disarm(r);
@@ -336,7 +337,7 @@ static void tr_thread_end(void)
     atomic_store(&r->owner, 0);
 }
 
-static const struct nspa__sleep_hooks hooks = { tr_sleep, tr_thread_end };
+static const struct nspa__sleep_hooks hooks = { tr_sleep, tr_thread_end, NULL };
 
 static void end_key_fn(void *unused)
 {

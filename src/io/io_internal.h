@@ -93,6 +93,7 @@ struct io_file {
     int family, type;
     struct sobj *obj;                   /* the handle's object (file-object signal) */
     struct io_file *port;               /* associated completion port (a ref) */
+    _Atomic uint32_t watch;             /* epoll: a waiter polls its receives (engine_epoll.c) */
     uintptr_t key;
     struct io_op *q[2][2];              /* pending ops: [dir][head, tail] */
     uint32_t npending[2];
@@ -125,6 +126,7 @@ NSPA_HIDDEN struct io_file *io_file_get(nspa_obj_t h, int *err);   /* a ref; *er
 NSPA_HIDDEN struct io_file *io_port_get(nspa_obj_t h);
 NSPA_HIDDEN uint32_t io_pack_desc(const struct io_file *f);   /* for the fd map (inherit.c) */
 NSPA_HIDDEN void io_file_ref(struct io_file *f);
+NSPA_HIDDEN int io_file_tryref(struct io_file *f, uint32_t gen);   /* 1: a ref on that generation */
 NSPA_HIDDEN void io_file_put(struct io_file *f);
 NSPA_HIDDEN void io_file_signal(struct io_file *f, int set);      /* the file object's own state */
 NSPA_HIDDEN void io_init_once(void);
@@ -144,6 +146,10 @@ struct io_engine {
     void (*es_watch)(struct io_file *f, int on);   /* WSAEventSelect readiness (file lock held) */
 };
 extern const struct io_engine io_engine_uring NSPA_HIDDEN, io_engine_epoll NSPA_HIDDEN;
+/* epoll engine: @op of the calling thread went pending (file lock held): its sleeps
+ * poll that socket themselves (engine_epoll.c) */
+NSPA_HIDDEN void epoll_note_pending(struct io_op *op);
+NSPA_HIDDEN void epoll_watch_kick(struct io_file *f);   /* its receives were cancelled */
 NSPA_HIDDEN const struct io_engine *io_engine(void);  /* started on first use; NULL: none */
 NSPA_HIDDEN void io_engine_thread_setup(void);        /* RT priority in RT mode */
 /* Issue @op on @f: immediate attempt (when nothing is queued before it), else pending.
@@ -242,6 +248,11 @@ static inline int io_kernel_writes(const struct iovec *iov, size_t n)
 /* wait until @fd is ready for @events (poll), at most @timeout_ms (0: no limit):
  * 0, -ETIMEDOUT, -ECANCELED (CancelSynchronousIo), -ENOMEM (no record for the thread) */
 NSPA_HIDDEN int io_block(int fd, int events, uint32_t timeout_ms);
+/* the calling thread's wake eventfd (claimed when @claim_now; an issue path, never a
+ * wait): its slot + 1 and *efd, or 0; its wake (a write), 1 when written; a drain */
+NSPA_HIDDEN uint32_t io_wake_slot(int claim_now, int *efd);
+NSPA_HIDDEN int io_wake_slot_kick(uint32_t mark);
+NSPA_HIDDEN void io_wake_drain(int efd);
 
 /* ---- pipe.c: pipes and other byte streams, synchronous -------------------------- */
 /* read or write on a stream (a pipe, a terminal, a FIFO): blocks in io_block. *done:

@@ -147,17 +147,23 @@ static struct io_file *get_typed(nspa_obj_t h, int type)
     uint32_t slot, gen;
     nspa__obj_priv(o, &slot, &gen);
     struct io_file *f = slot_at(slot);
-    if (!f) return NULL;
+    return f && io_file_tryref(f, gen) ? f : NULL;
+}
+
+/* A reference to record @f if it is still generation @gen and not closing: the count
+ * is incremented only while nonzero (a free record stays free). */
+NSPA_HIDDEN int io_file_tryref(struct io_file *f, uint32_t gen)
+{
     uint32_t r = atomic_load_explicit(&f->refs, memory_order_acquire);
     do {
-        if (!r) return NULL;
+        if (!r) return 0;
     } while (!atomic_compare_exchange_weak_explicit(&f->refs, &r, r + 1, memory_order_acq_rel,
                                                     memory_order_acquire));
     if (f->gen != gen || f->closing) {
         io_file_put(f);
-        return NULL;
+        return 0;
     }
-    return f;
+    return 1;
 }
 
 NSPA_HIDDEN struct io_file *io_file_get(nspa_obj_t h, int *err)
