@@ -126,6 +126,7 @@ static int tr_reap(struct tring *r) { return tr_reap_own(r, NULL, NULL, NULL); }
 NSPA_HIDDEN void tring_kick(uint32_t idx, int more)
 {
     if (idx >= atomic_load_explicit(&nmade, memory_order_acquire)) return;
+    nspa__test_point("tring_kick");      /* tests/io_cq_overflow.c holds the reaper off */
     struct tring *r = &trings[idx];
     uint64_t cnt;
     if (!more) uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3);
