@@ -136,6 +136,10 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
     const struct io_engine *e = io_engine();
     if (!e) return -ENOSYS;
     pthread_mutex_lock(&f->lock);
+    if (op->reset_file) {                /* NT clears the file object as the I/O starts */
+        op->reset_file = 0;
+        io_file_signal_locked(f, 0);
+    }
     if (f->closing) {
         pthread_mutex_unlock(&f->lock);
         return -EBADF;

@@ -72,6 +72,7 @@ struct io_op {
     uint32_t acc_local, acc_remote;
     uint32_t acc_rxlen;                 /* AcceptEx: data to receive; ConnectEx: to send */
     uint8_t went_pending;               /* returned pending to its caller once */
+    uint8_t reset_file;                 /* io_issue resets the file object (no event) */
     int64_t offset;                     /* files */
     struct nspa_apc apc;                /* the completion routine's APC */
 };
@@ -129,6 +130,7 @@ NSPA_HIDDEN void io_file_ref(struct io_file *f);
 NSPA_HIDDEN int io_file_tryref(struct io_file *f, uint32_t gen);   /* 1: a ref on that generation */
 NSPA_HIDDEN void io_file_put(struct io_file *f);
 NSPA_HIDDEN void io_file_signal(struct io_file *f, int set);      /* the file object's own state */
+NSPA_HIDDEN void io_file_signal_locked(struct io_file *f, int set);   /* file lock held */
 NSPA_HIDDEN void io_init_once(void);
 NSPA_HIDDEN void io_file_closed_hook(struct sobj *o);   /* both kinds' `closed` */
 NSPA_HIDDEN const struct sync_kind *io_port_kind(void);

@@ -209,6 +209,12 @@ NSPA_HIDDEN void io_file_put(struct io_file *f)
 static uint64_t fsig_set(uint64_t w, void *a) { return w | FILE_SIGNALED; }
 static uint64_t fsig_reset(uint64_t w, void *a) { return w & ~FILE_SIGNALED; }
 
+/* the same with the file's lock held (io_issue: the reset in the issue's own section) */
+NSPA_HIDDEN void io_file_signal_locked(struct io_file *f, int set)
+{
+    if (f->obj) nspa__obj_update(f->obj, set ? fsig_set : fsig_reset, NULL);
+}
+
 NSPA_HIDDEN void io_file_signal(struct io_file *f, int set)
 {
     /* under the file's lock: the object is not freed while its handle is open, and
