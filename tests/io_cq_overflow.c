@@ -18,6 +18,7 @@
  * test reports SKIP). */
 #include "io_util.h"
 #include <dirent.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -27,7 +28,7 @@
 static SOCKET socks[NOVER];
 static WSAOVERLAPPED ovs[NOVER];
 static char bufs[NOVER][4];
-static volatile LONG armed, done_flag;
+static atomic_int armed, done_flag;
 
 static DWORD WINAPI owner(LPVOID port)
 {
@@ -38,10 +39,10 @@ static DWORD WINAPI owner(LPVOID port)
         int r = WSARecv(socks[i], &b, 1, &n, &flags, &ovs[i], NULL);
         CHECK(r == SOCKET_ERROR && WSAGetLastError() == WSA_IO_PENDING);
     }
-    InterlockedExchange(&armed, 1);
+    atomic_store(&armed, 1);
     /* busy elsewhere: never a wait of the library, so never its own reaper */
     struct timespec ts = { 0, 5000000 };
-    while (!done_flag) nanosleep(&ts, NULL);
+    while (!atomic_load(&done_flag)) nanosleep(&ts, NULL);
     return 0;
 }
 
@@ -105,7 +106,7 @@ int main(void)
         REQUIRE(CreateIoCompletionPort((HANDLE)socks[i], port, (ULONG_PTR)i + 1, 0) == port);
     }
     HANDLE t = CreateThread(NULL, 0, owner, port, 0, NULL);
-    while (!armed) Sleep(1);
+    while (!atomic_load(&armed)) Sleep(1);
     SOCKET tx = socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP);
     REQUIRE(tx != INVALID_SOCKET);
     for (int i = 0; i < NOVER; i++)
@@ -142,7 +143,7 @@ int main(void)
     printf("%d of %d receives completed in %lu ms\n", got, NOVER, (unsigned long)(GetTickCount() - start));
     CHECK_EQ(got, NOVER);
     for (int i = 0; i < NOVER; i++) CHECK(bufs[i][0] == 'z' || !seen[i]);
-    InterlockedExchange(&done_flag, 1);
+    atomic_store(&done_flag, 1);
     WaitForSingleObject(t, INFINITE);
     CloseHandle(t);
     for (int i = 0; i < NOVER; i++) closesocket(socks[i]);

@@ -12,6 +12,7 @@
  *  - a grant from another thread, a wait timeout and a receive all wake the waiter,
  *    200 times in a row, in any mix (no wake-up lost between the poll and the futex). */
 #include "io_util.h"
+#include <stdatomic.h>
 #include <time.h>
 
 static int post_recv(SOCKET s, WSAOVERLAPPED *ov, char *buf, ULONG len)
@@ -158,15 +159,15 @@ static void readable_does_not_spin(void)
 
 /* ---- every way of waking, mixed --------------------------------------------------- */
 
-struct mixer { SOCKET c; HANDLE ev; volatile LONG round; volatile LONG stop; };
+struct mixer { SOCKET c; HANDLE ev; atomic_int round, stop; };
 
 static DWORD WINAPI mix_peer(LPVOID p)
 {
     struct mixer *m = p;
     unsigned x = 12345;
-    LONG seen = -1;
-    while (!m->stop) {
-        LONG r = m->round;
+    int seen = -1;
+    while (!atomic_load(&m->stop)) {
+        int r = atomic_load(&m->round);
         if (r == seen) {
             Sleep(0);
             continue;
@@ -201,7 +202,7 @@ static void mixed_wakes(void)
             CHECK(e == 0 || e == WSA_IO_PENDING);
             pending = 1;
         }
-        InterlockedIncrement(&m.round);
+        atomic_fetch_add(&m.round, 1);
         HANDLE h[2] = { ov.hEvent, m.ev };
         DWORD r = WaitForMultipleObjects(2, h, FALSE, 10);
         if (r == WAIT_OBJECT_0) {
@@ -215,7 +216,7 @@ static void mixed_wakes(void)
             got_to++;
         }
     }
-    m.stop = 1;
+    atomic_store(&m.stop, 1);
     WaitForSingleObject(t, INFINITE);
     /* whatever is still on its way is there for the last receive */
     if (pending) {
