@@ -81,6 +81,10 @@ struct io_op {
 struct io_file {
     pthread_mutex_t lock;               /* PI: the pending lists, the event-select state */
     _Atomic uint32_t refs;              /* 0: the record is free */
+    /* epoll: a waiter polls its receives (engine_epoll.c); the engine thread touches it
+     * without the lock (also for a stale event of a reused record): kept out of the
+     * reset of io_file_new, cleared there atomically */
+    _Atomic uint32_t watch;
     uint32_t gen;                       /* bumped at every reuse (stale handles) */
     uint32_t slot;
     uint32_t free_next;                 /* the records' free list (slot + 1) */
@@ -94,7 +98,6 @@ struct io_file {
     int family, type;
     struct sobj *obj;                   /* the handle's object (file-object signal) */
     struct io_file *port;               /* associated completion port (a ref) */
-    _Atomic uint32_t watch;             /* epoll: a waiter polls its receives (engine_epoll.c) */
     uintptr_t key;
     struct io_op *q[2][2];              /* pending ops: [dir][head, tail] */
     uint32_t npending[2];

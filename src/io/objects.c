@@ -123,6 +123,7 @@ NSPA_HIDDEN int io_file_new(int is_port, int fd, struct io_file **out, nspa_obj_
     f->slot = slot;
     f->fd = fd;
     f->is_port = (uint8_t)is_port;
+    atomic_store_explicit(&f->watch, 0, memory_order_relaxed);
     pthread_mutex_unlock(&f->lock);
     atomic_store_explicit(&f->refs, 1, memory_order_release);
     int r = nspa__obj_create(is_port ? NSPA_TYPE_IOCP : NSPA_TYPE_FILE, 0, slot, gen, h);
