@@ -20,7 +20,6 @@
 #include <dirent.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
-#include <sys/utsname.h>
 #include <time.h>
 
 #define NOVER 1100
@@ -69,14 +68,6 @@ static int overflowed_now(void)
     return n;
 }
 
-static int kernel_has_futex_ops(void)
-{
-    struct utsname u;
-    int maj = 0, min = 0;
-    if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2) return 0;
-    return maj > 6 || (maj == 6 && min >= 7);
-}
-
 int main(void)
 {
     /* read at the first test point: before any I/O */
@@ -92,7 +83,7 @@ int main(void)
         return 77;   /* ctest SKIP_RETURN_CODE: reported as skipped, not passed */
     }
     io_test_start();
-    int rings = !strcmp(nspa_io_engine(), "io_uring") && kernel_has_futex_ops();
+    int rings = !strcmp(nspa_io_engine(), "io_uring") && io_kernel_has_futex_ops();
     HANDLE port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 0);
     REQUIRE(port != NULL);
     struct sockaddr_in addr[NOVER];

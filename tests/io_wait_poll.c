@@ -15,14 +15,6 @@
 #include <stdatomic.h>
 #include <time.h>
 
-static int post_recv(SOCKET s, WSAOVERLAPPED *ov, char *buf, ULONG len)
-{
-    WSABUF b = { len, buf };
-    DWORD flags = 0, n = 0;
-    if (WSARecv(s, &b, 1, &n, &flags, ov, NULL) == 0) return 0;
-    return WSAGetLastError();
-}
-
 static double now_ms(void)
 {
     struct timespec ts;
@@ -57,12 +49,9 @@ static DWORD WINAPI close_it(LPVOID p)
 static void close_while_waiting(void)
 {
     SOCKET c, s;
-    io_tcp_pair(&c, &s);
     WSAOVERLAPPED ov;
-    memset(&ov, 0, sizeof(ov));
-    ov.hEvent = WSACreateEvent();
     char buf[64];
-    CHECK_EQ(post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
+    io_pair_pending(&c, &s, &ov, buf, sizeof(buf));
     HANDLE other = CreateEventW(NULL, TRUE, FALSE, NULL), go = CreateEventW(NULL, TRUE, FALSE, NULL);
     struct closer cl = { s, c, go, 0, 0 };
     HANDLE t = CreateThread(NULL, 0, close_it, &cl, 0, NULL);
@@ -98,12 +87,9 @@ static DWORD WINAPI cancel_it(LPVOID p)
 static void cancel_while_waiting(void)
 {
     SOCKET c, s;
-    io_tcp_pair(&c, &s);
     WSAOVERLAPPED ov;
-    memset(&ov, 0, sizeof(ov));
-    ov.hEvent = WSACreateEvent();
     char buf[64];
-    CHECK_EQ(post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
+    io_pair_pending(&c, &s, &ov, buf, sizeof(buf));
     struct canceller cc = { s, &ov };
     HANDLE t = CreateThread(NULL, 0, cancel_it, &cc, 0, NULL);
     CHECK_EQ(WaitForSingleObject(ov.hEvent, 3000), WAIT_OBJECT_0);
@@ -116,7 +102,7 @@ static void cancel_while_waiting(void)
     /* the socket still works: data sent now is there for the next receive */
     CHECK_EQ(send(c, "x", 1, 0), 1);
     WSAResetEvent(ov.hEvent);
-    int e = post_recv(s, &ov, buf, sizeof(buf));
+    int e = io_post_recv(s, &ov, buf, sizeof(buf));
     CHECK(e == 0 || e == WSA_IO_PENDING);
     CHECK_EQ(WaitForSingleObject(ov.hEvent, 3000), WAIT_OBJECT_0);
     CHECK_EQ((DWORD)ov.InternalHigh, 1u);
@@ -135,12 +121,9 @@ static double thread_cpu_ms(void)
 static void readable_does_not_spin(void)
 {
     SOCKET c, s;
-    io_tcp_pair(&c, &s);
     WSAOVERLAPPED ov;
-    memset(&ov, 0, sizeof(ov));
-    ov.hEvent = WSACreateEvent();
     char buf[4];
-    CHECK_EQ(post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
+    io_pair_pending(&c, &s, &ov, buf, sizeof(buf));
     /* more than the receive takes: the socket stays readable after it completes */
     CHECK_EQ(send(c, "abcdefgh", 8, 0), 8);
     CHECK_EQ(WaitForSingleObject(ov.hEvent, 3000), WAIT_OBJECT_0);
@@ -198,7 +181,7 @@ static void mixed_wakes(void)
     for (int i = 0; i < 200; i++) {
         if (!pending) {
             WSAResetEvent(ov.hEvent);
-            int e = post_recv(s, &ov, buf, sizeof(buf));
+            int e = io_post_recv(s, &ov, buf, sizeof(buf));
             CHECK(e == 0 || e == WSA_IO_PENDING);
             pending = 1;
         }
