@@ -30,3 +30,6 @@ nspa_add_test(sync_ns_squat SOURCES tests/sync_ns_squat.c WIN32 TIMEOUT 120)
 set_tests_properties(sync_ns_squat PROPERTIES SKIP_RETURN_CODE 77)
 # interposes malloc: sanitizers replace it
 nspa_add_test(sync_first_wait_noalloc SOURCES tests/sync_first_wait_noalloc.c WIN32 THREADED NO_ASAN NO_TSAN TIMEOUT 60)
+# who gets a contended mutex, and how long its waiters spin (docs/sync.md, "Waits")
+nspa_add_test(sync_mutex_runner SOURCES tests/sync_mutex_runner.c THREADED)
+nspa_add_test(sync_mutex_spin SOURCES tests/sync_mutex_spin.c THREADED)
