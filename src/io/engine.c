@@ -238,7 +238,9 @@ NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
     if (op->kind == OP_RECV && (op->msg_flags & MSG_TRUNC)) op->out_flags |= 0x8000;   /* MSG_PARTIAL */
     if (op->ov) {
         uintptr_t *ov = op->ov;
-        ov[1] = res > 0 ? (uintptr_t)res : 0;                          /* InternalHigh */
+        /* InternalHigh; atomic: an OVERLAPPED reused while pending (a program's error,
+         * tests/io_bad_input.c) gets two completions, maybe from two threads at once */
+        __atomic_store_n(&ov[1], res > 0 ? (uintptr_t)res : 0, __ATOMIC_RELAXED);
         __atomic_store_n(&ov[0], (uintptr_t)op->status, __ATOMIC_RELEASE);   /* Internal */
         /* the modes may be set while operations are in flight: an atomic */
         uint8_t modes = __atomic_load_n(&f->notify_modes, __ATOMIC_ACQUIRE);
