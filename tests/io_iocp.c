@@ -260,8 +260,10 @@ static void lifo(void)
     CloseHandle(port);
 }
 
-static HANDLE go, second_done, a_has;
+static HANDLE go, go2, second_done, a_has, a_again;
 static atomic_int second_got;
+static ULONG_PTR a_again_key;
+static BOOL a_again_ok;
 
 static DWORD WINAPI worker_a(LPVOID arg)
 {
@@ -271,17 +273,22 @@ static DWORD WINAPI worker_a(LPVOID arg)
     GetQueuedCompletionStatus(port, &n, &key, &ov, 10000);   /* active from here */
     SetEvent(a_has);
     WaitForSingleObject(go, 10000);
-    /* calling again: no longer active, so the other waiter may run */
-    GetQueuedCompletionStatus(port, &n, &key, &ov, 100);
-    return 0;
+    /* calling again with a packet queued: NT's KeRemoveQueue (same queue) stops counting
+     * this thread and, the count allowing, gives it the packet at once, activating no
+     * other thread */
+    a_again_key = 0;
+    a_again_ok = GetQueuedCompletionStatus(port, &n, &a_again_key, &ov, 100);
+    SetEvent(a_again);
+    WaitForSingleObject(go2, 10000);
+    return 0;                            /* its end: no longer active */
 }
 
 static DWORD WINAPI worker_b(LPVOID arg)
 {
     DWORD n;
-    ULONG_PTR key;
+    ULONG_PTR key = 0;
     LPOVERLAPPED ov;
-    if (GetQueuedCompletionStatus(port, &n, &key, &ov, 10000)) atomic_store(&second_got, 1);
+    if (GetQueuedCompletionStatus(port, &n, &key, &ov, 10000) && key == 3) atomic_store(&second_got, 1);
     SetEvent(second_done);
     return 0;
 }
@@ -290,8 +297,10 @@ static void concurrency(void)
 {
     port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
     go = CreateEventA(NULL, TRUE, FALSE, NULL);
+    go2 = CreateEventA(NULL, TRUE, FALSE, NULL);
     second_done = CreateEventA(NULL, TRUE, FALSE, NULL);
     a_has = CreateEventA(NULL, TRUE, FALSE, NULL);
+    a_again = CreateEventA(NULL, TRUE, FALSE, NULL);
     HANDLE a = CreateThread(NULL, 0, worker_a, NULL, 0, NULL);
     PostQueuedCompletionStatus(port, 0, 1, NULL);
     CHECK_EQ(WaitForSingleObject(a_has, 5000), WAIT_OBJECT_0);   /* a took the first packet */
@@ -301,16 +310,24 @@ static void concurrency(void)
     /* limit 1 and a is active: b must not get the packet */
     CHECK_EQ(WaitForSingleObject(second_done, 200), WAIT_TIMEOUT);
     CHECK_EQ(atomic_load(&second_got), 0);
-    SetEvent(go);                             /* a calls again: b is released */
+    SetEvent(go);                             /* a calls again: it takes packet 2 itself */
+    CHECK_EQ(WaitForSingleObject(a_again, 5000), WAIT_OBJECT_0);
+    CHECK(a_again_ok);
+    CHECK_EQ(a_again_key, (ULONG_PTR)2);
+    CHECK_EQ(WaitForSingleObject(second_done, 200), WAIT_TIMEOUT);   /* b still held back */
+    SetEvent(go2);                            /* a ends: the next packet is b's */
+    WaitForSingleObject(a, 10000);
+    PostQueuedCompletionStatus(port, 0, 3, NULL);
     CHECK_EQ(WaitForSingleObject(second_done, 5000), WAIT_OBJECT_0);
     CHECK_EQ(atomic_load(&second_got), 1);
-    HANDLE t[2] = { a, b };
-    WaitForMultipleObjects(2, t, TRUE, 10000);
+    WaitForSingleObject(b, 10000);
     CloseHandle(a);
     CloseHandle(b);
     CloseHandle(go);
+    CloseHandle(go2);
     CloseHandle(second_done);
     CloseHandle(a_has);
+    CloseHandle(a_again);
     CloseHandle(port);
 }
 

@@ -17,7 +17,6 @@
  *  - with io_uring on Linux >= 6.7 the rings exist (io_uring descriptors counted). */
 #include "io_util.h"
 #include <dirent.h>
-#include <sys/utsname.h>
 #include <time.h>
 
 /* <unistd.h> and <sys/wait.h> clash with ws2tcpip.h's socklen_t */
@@ -42,27 +41,11 @@ static int count_rings(void)
     return n;
 }
 
-static int kernel_has_futex_ops(void)
-{
-    struct utsname u;
-    int maj = 0, min = 0;
-    if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2) return 0;
-    return maj > 6 || (maj == 6 && min >= 7);
-}
-
 static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int post_recv(SOCKET s, WSAOVERLAPPED *ov, char *buf, ULONG len)
-{
-    WSABUF b = { len, buf };
-    DWORD flags = 0, n = 0;
-    if (WSARecv(s, &b, 1, &n, &flags, ov, NULL) == 0) return 0;
-    return WSAGetLastError();
 }
 
 static DWORD WINAPI set_later(LPVOID p)
@@ -81,11 +64,11 @@ static void wake_other_then_io(void)
     ov.hEvent = WSACreateEvent();
     char buf[16];
     int rings0 = count_rings();
-    CHECK_EQ(post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
+    CHECK_EQ(io_post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
     const char *eng = getenv("NSPA_IO_ENGINE");
     int uring = !(eng && !strcmp(eng, "epoll"));
     const char *tr = getenv("NSPA_IO_THREAD_RINGS");
-    if (uring && kernel_has_futex_ops() && !(tr && !strcmp(tr, "0")))
+    if (uring && io_kernel_has_futex_ops() && !(tr && !strcmp(tr, "0")))
         CHECK(count_rings() > rings0 || rings0 >= 2);   /* the process ring and ours */
     printf("io_uring descriptors: %d\n", count_rings());
 
@@ -109,7 +92,7 @@ static void wake_other_then_io(void)
         DWORD got = 0, fl = 0;
         CHECK(WSAGetOverlappedResult(s, &ov, &got, FALSE, &fl));
         CHECK_EQ(got, 1);
-        CHECK_EQ(post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
+        CHECK_EQ(io_post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
     }
 
     /* a timeout over a pending receive */
@@ -142,7 +125,7 @@ static void nap_ms(int ms)          /* a plain Linux sleep, not a wait of the li
 static DWORD WINAPI busy_issuer(LPVOID p)
 {
     struct busy *b = p;
-    CHECK_EQ(post_recv(b->s, &b->ov, b->buf, sizeof(b->buf)), WSA_IO_PENDING);
+    CHECK_EQ(io_post_recv(b->s, &b->ov, b->buf, sizeof(b->buf)), WSA_IO_PENDING);
     __atomic_store_n(&b->posted, 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE)) nap_ms(1);
     return 0;
@@ -180,7 +163,7 @@ static struct ended ends[NEND];
 static DWORD WINAPI issue_and_end(LPVOID p)
 {
     struct ended *e = p;
-    DWORD r = (DWORD)post_recv(e->s, &e->ov, e->buf, sizeof(e->buf));
+    DWORD r = (DWORD)io_post_recv(e->s, &e->ov, e->buf, sizeof(e->buf));
     /* then a wait of the library: the thread sleeps in its ring (if it has one), whose
      * FUTEX_WAIT on the thread's word must not outlive the thread */
     HANDLE ev = CreateEventA(NULL, FALSE, FALSE, NULL);
@@ -279,7 +262,7 @@ static void immediate_skip(void)
         memset(&ov, 0, sizeof(ov));
         CHECK_EQ(send(c, "now", 3, 0), 3);
         Sleep(2);
-        CHECK_EQ(post_recv(s, &ov, buf, sizeof(buf)), 0);
+        CHECK_EQ(io_post_recv(s, &ov, buf, sizeof(buf)), 0);
         CHECK(HasOverlappedIoCompleted(&ov));
         CHECK_EQ((DWORD)ov.InternalHigh, 3);
     }
@@ -290,7 +273,7 @@ static void immediate_skip(void)
     CHECK_EQ(GetLastError(), WAIT_TIMEOUT);
     /* pending ones still queue their packet */
     memset(&ov, 0, sizeof(ov));
-    CHECK_EQ(post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
+    CHECK_EQ(io_post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
     CHECK_EQ(send(c, "later", 5, 0), 5);
     CHECK(GetQueuedCompletionStatus(port, &n, &key, &o, 5000));
     CHECK_EQ(n, 5);
@@ -309,7 +292,7 @@ static void owner_in_other_process(void)
     memset(&ov, 0, sizeof(ov));
     ov.hEvent = WSACreateEvent();
     char buf[8];
-    CHECK_EQ(post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
+    CHECK_EQ(io_post_recv(s, &ov, buf, sizeof(buf)), WSA_IO_PENDING);
     HANDLE go = CreateEventA(NULL, FALSE, FALSE, "io-tr-go");
     HANDLE m = CreateMutexA(NULL, FALSE, "io-tr-mx");
     REQUIRE(go && m);

@@ -5,8 +5,10 @@
 #include <winsock2.h>
 #include <ws2tcpip.h>
 #include <mswsock.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include "nspa/io.h"
 #include "nspa_test.h"
 
@@ -60,5 +62,32 @@ static inline void io_tcp_pair(SOCKET *c, SOCKET *s)
     BOOL one = TRUE;
     setsockopt(*c, IPPROTO_TCP, TCP_NODELAY, (const char *)&one, sizeof(one));
     setsockopt(*s, IPPROTO_TCP, TCP_NODELAY, (const char *)&one, sizeof(one));
+}
+/* an overlapped WSARecv into @buf: 0 (completed at once) or the Winsock error
+ * (WSA_IO_PENDING when it went pending) */
+static inline int io_post_recv(SOCKET s, WSAOVERLAPPED *ov, char *buf, ULONG len)
+{
+    WSABUF b = { len, buf };
+    DWORD flags = 0, n = 0;
+    if (WSARecv(s, &b, 1, &n, &flags, ov, NULL) == 0) return 0;
+    return WSAGetLastError();
+}
+
+/* a connected pair, and a receive pending on *s with an event of its own in @ov */
+static inline void io_pair_pending(SOCKET *c, SOCKET *s, WSAOVERLAPPED *ov, char *buf, ULONG len)
+{
+    io_tcp_pair(c, s);
+    memset(ov, 0, sizeof(*ov));
+    ov->hEvent = WSACreateEvent();
+    CHECK_EQ(io_post_recv(*s, ov, buf, len), WSA_IO_PENDING);
+}
+
+/* Linux >= 6.7 (IORING_OP_FUTEX_WAIT): the io_uring engine gives threads rings */
+static inline int io_kernel_has_futex_ops(void)
+{
+    struct utsname u;
+    int maj = 0, min = 0;
+    if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2) return 0;
+    return maj > 6 || (maj == 6 && min >= 7);
 }
 #endif

@@ -8,7 +8,10 @@
 #       liburing          raw liburing RECV/SEND, a ring per end (limits.c)
 #       nspa_event        io_bench.c: overlapped WSARecv, wait on its event (io_uring engine)
 #       nspa_iocp         the same through a completion port
-#       nspa_epoll_event  nspa_event with NSPA_IO_ENGINE=epoll
+#       nspa_epoll_event  nspa_event with NSPA_IO_ENGINE=epoll (its waits poll their socket)
+#       nspa_epoll_iocp   nspa_iocp with NSPA_IO_ENGINE=epoll
+#       nspa_epoll_event_nopoll   nspa_epoll_event with NSPA_IO_THREAD_RINGS=0 (every
+#                         completion through the epoll engine thread: the design before)
 #       nspa_event_noring, nspa_iocp_noring   with NSPA_IO_THREAD_RINGS=0 (every
 #                         completion through the engine thread: the design before thread rings)
 #       wine_event, wine_iocp   io_bench.c built with mingw-w64, stock Wine 8
@@ -104,6 +107,8 @@ for r in $(seq 1 "$ROUNDS"); do
   pp nspa_event "$NSPA" pingpong_event nspa "$PP_ITERS"
   pp nspa_iocp "$NSPA" pingpong_iocp nspa "$PP_ITERS"
   pp nspa_epoll_event env NSPA_IO_ENGINE=epoll "$NSPA" pingpong_event nspa "$PP_ITERS"
+  pp nspa_epoll_iocp env NSPA_IO_ENGINE=epoll "$NSPA" pingpong_iocp nspa "$PP_ITERS"
+  pp nspa_epoll_event_nopoll env NSPA_IO_ENGINE=epoll NSPA_IO_THREAD_RINGS=0 "$NSPA" pingpong_event nspa "$PP_ITERS"
   pp nspa_event_noring env NSPA_IO_THREAD_RINGS=0 "$NSPA" pingpong_event nspa "$PP_ITERS"
   pp nspa_iocp_noring env NSPA_IO_THREAD_RINGS=0 "$NSPA" pingpong_iocp nspa "$PP_ITERS"
   if [ -n "$EXE" ]; then
@@ -125,6 +130,7 @@ python3 "$root/tools/benchfmt.py" --module io --json "$out/io.json" --md "$out/i
   --ratio rtt_p50:nspa_iocp:liburing --ratio rtt_p99:nspa_iocp:liburing \
   --ratio rtt_p50:nspa_event_noring:nspa_event --ratio rtt_p50:nspa_iocp_noring:nspa_iocp \
   --ratio rtt_p50:nspa_epoll_event:nspa_event --ratio rtt_p99:nspa_epoll_event:nspa_event \
+  --ratio rtt_p50:nspa_epoll_iocp:nspa_iocp --ratio rtt_p50:nspa_epoll_event_nopoll:nspa_epoll_event \
   --ratio rtt_p50:wine_event:nspa_event --ratio rtt_p99:wine_event:nspa_event \
   --ratio rtt_p50:wine_iocp:nspa_iocp --ratio rtt_p99:wine_iocp:nspa_iocp \
   --ratio echo:nspa:liburing --ratio echo:nspa:asio \

@@ -46,14 +46,17 @@ static int tp_read;
 NSPA_HIDDEN void nspa__test_point(const char *name)
 {
     if (!__atomic_load_n(&tp_read, __ATOMIC_ACQUIRE)) {
-        tp_die = getenv("NSPA_TEST_DIE_AT");         /* racing readers store the same */
-        tp_pause = getenv("NSPA_TEST_PAUSE_AT");
+        /* racing readers store the same (atomics: two threads may be here at once) */
+        __atomic_store_n(&tp_die, getenv("NSPA_TEST_DIE_AT"), __ATOMIC_RELAXED);
+        __atomic_store_n(&tp_pause, getenv("NSPA_TEST_PAUSE_AT"), __ATOMIC_RELAXED);
         __atomic_store_n(&tp_read, 1, __ATOMIC_RELEASE);
     }
-    if (tp_die && !strcmp(tp_die, name)) raise(SIGKILL);
-    if (!tp_pause) return;
+    const char *tp_die_now = __atomic_load_n(&tp_die, __ATOMIC_RELAXED);
+    const char *tp_pause_now = __atomic_load_n(&tp_pause, __ATOMIC_RELAXED);
+    if (tp_die_now && !strcmp(tp_die_now, name)) raise(SIGKILL);
+    if (!tp_pause_now) return;
     size_t n = strlen(name);
-    for (const char *p = tp_pause; p; p = strchr(p, ',')) {
+    for (const char *p = tp_pause_now; p; p = strchr(p, ',')) {
         if (*p == ',') p++;
         if (strncmp(p, name, n) || p[n] != ':') continue;
         long ms = strtol(p + n + 1, NULL, 10);

@@ -99,11 +99,34 @@ static struct sync_slot *claim(void)
     return NULL;
 }
 
-static void drain(int efd)
+NSPA_HIDDEN void io_wake_drain(int efd)
 {
     uint64_t v;
     while (read(efd, &v, sizeof v) < 0 && errno == EINTR)
         ;
+}
+#define drain io_wake_drain
+
+/* The epoll engine's sleep (engine_epoll.c) polls on the same eventfd: a thread is
+ * either in io_block or in a wait of the sync core, never both, and a cancel writes
+ * only to a thread in io_block (a stale count is one spurious wake-up). */
+NSPA_HIDDEN uint32_t io_wake_slot(int claim_now, int *efd)
+{
+    struct sync_slot *s = mine ? mine : claim_now ? claim() : NULL;
+    if (!s) return 0;
+    *efd = atomic_load_explicit(&s->efd, memory_order_relaxed);
+    return (uint32_t)(s - slots) + 1;
+}
+
+/* A fork child has dropped the parent's eventfds (0 here): the waker then uses the
+ * futex. A slot taken over by another thread meanwhile gets a spurious wake-up. */
+NSPA_HIDDEN int io_wake_slot_kick(uint32_t mark)
+{
+    if (!mark || mark > IO_SYNC_SLOTS) return 0;
+    int fd = atomic_load_explicit(&slots[mark - 1].efd, memory_order_relaxed);
+    if (fd <= 0) return 0;
+    uint64_t one = 1;
+    return write(fd, &one, sizeof one) == (ssize_t)sizeof one;
 }
 
 NSPA_HIDDEN int io_block(int fd, int events, uint32_t timeout_ms)

@@ -136,6 +136,10 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
     const struct io_engine *e = io_engine();
     if (!e) return -ENOSYS;
     pthread_mutex_lock(&f->lock);
+    if (op->reset_file) {                /* NT clears the file object as the I/O starts */
+        op->reset_file = 0;
+        io_file_signal_locked(f, 0);
+    }
     if (f->closing) {
         pthread_mutex_unlock(&f->lock);
         return -EBADF;
@@ -167,6 +171,7 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
     pending_link(f, op);
     int r = first ? io_submit_locked(op) : 0;
     if (r < 0) io_pending_unlink(f, op);
+    else if (e == &io_engine_epoll) epoll_note_pending(op);
     pthread_mutex_unlock(&f->lock);
     return r < 0 ? r : 0;
 }
@@ -233,7 +238,9 @@ NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
     if (op->kind == OP_RECV && (op->msg_flags & MSG_TRUNC)) op->out_flags |= 0x8000;   /* MSG_PARTIAL */
     if (op->ov) {
         uintptr_t *ov = op->ov;
-        ov[1] = res > 0 ? (uintptr_t)res : 0;                          /* InternalHigh */
+        /* InternalHigh; atomic: an OVERLAPPED reused while pending (a program's error,
+         * tests/io_bad_input.c) gets two completions, maybe from two threads at once */
+        __atomic_store_n(&ov[1], res > 0 ? (uintptr_t)res : 0, __ATOMIC_RELAXED);
         __atomic_store_n(&ov[0], (uintptr_t)op->status, __ATOMIC_RELEASE);   /* Internal */
         /* the modes may be set while operations are in flight: an atomic */
         uint8_t modes = __atomic_load_n(&f->notify_modes, __ATOMIC_ACQUIRE);
@@ -308,6 +315,7 @@ NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid)
     struct io_op *failed = NULL;
     for (int d = 0; d < 2; d++) io_submit_next(f, d, &failed);
     pthread_mutex_unlock(&f->lock);
+    if (n) epoll_watch_kick(f);
     while (done) {
         struct io_op *op = done;
         done = op->next;

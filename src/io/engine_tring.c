@@ -126,6 +126,7 @@ static int tr_reap(struct tring *r) { return tr_reap_own(r, NULL, NULL, NULL); }
 NSPA_HIDDEN void tring_kick(uint32_t idx, int more)
 {
     if (idx >= atomic_load_explicit(&nmade, memory_order_acquire)) return;
+    nspa__test_point("tring_kick");      /* tests/io_cq_overflow.c holds the reaper off */
     struct tring *r = &trings[idx];
     uint64_t cnt;
     if (!more) uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3);
@@ -274,8 +275,9 @@ static unsigned tr_flush(struct tring *r)
 }
 
 static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t deadline, clockid_t clk,
-                    int other_words)
+                    int other_words, _Atomic uint32_t *poll_mark)
 {
+    (void)poll_mark;                     /* a FUTEX_WAKE reaches the ring's FUTEX_WAIT */
     struct tring *r = mine;
     if (!r) return 0;
     if (other_words || (atomic_load(&r->armed) && r->armed_shared != shared)) tr_disarm(r);
@@ -336,7 +338,7 @@ static void tr_thread_end(void)
     atomic_store(&r->owner, 0);
 }
 
-static const struct nspa__sleep_hooks hooks = { tr_sleep, tr_thread_end };
+static const struct nspa__sleep_hooks hooks = { tr_sleep, tr_thread_end, NULL };
 
 static void end_key_fn(void *unused)
 {

@@ -72,6 +72,7 @@ struct io_op {
     uint32_t acc_local, acc_remote;
     uint32_t acc_rxlen;                 /* AcceptEx: data to receive; ConnectEx: to send */
     uint8_t went_pending;               /* returned pending to its caller once */
+    uint8_t reset_file;                 /* io_issue resets the file object (no event) */
     int64_t offset;                     /* files */
     struct nspa_apc apc;                /* the completion routine's APC */
 };
@@ -80,6 +81,10 @@ struct io_op {
 struct io_file {
     pthread_mutex_t lock;               /* PI: the pending lists, the event-select state */
     _Atomic uint32_t refs;              /* 0: the record is free */
+    /* epoll: a waiter polls its receives (engine_epoll.c); the engine thread touches it
+     * without the lock (also for a stale event of a reused record): kept out of the
+     * reset of io_file_new, cleared there atomically */
+    _Atomic uint32_t watch;
     uint32_t gen;                       /* bumped at every reuse (stale handles) */
     uint32_t slot;
     uint32_t free_next;                 /* the records' free list (slot + 1) */
@@ -125,8 +130,10 @@ NSPA_HIDDEN struct io_file *io_file_get(nspa_obj_t h, int *err);   /* a ref; *er
 NSPA_HIDDEN struct io_file *io_port_get(nspa_obj_t h);
 NSPA_HIDDEN uint32_t io_pack_desc(const struct io_file *f);   /* for the fd map (inherit.c) */
 NSPA_HIDDEN void io_file_ref(struct io_file *f);
+NSPA_HIDDEN int io_file_tryref(struct io_file *f, uint32_t gen);   /* 1: a ref on that generation */
 NSPA_HIDDEN void io_file_put(struct io_file *f);
 NSPA_HIDDEN void io_file_signal(struct io_file *f, int set);      /* the file object's own state */
+NSPA_HIDDEN void io_file_signal_locked(struct io_file *f, int set);   /* file lock held */
 NSPA_HIDDEN void io_init_once(void);
 NSPA_HIDDEN void io_file_closed_hook(struct sobj *o);   /* both kinds' `closed` */
 NSPA_HIDDEN const struct sync_kind *io_port_kind(void);
@@ -144,6 +151,10 @@ struct io_engine {
     void (*es_watch)(struct io_file *f, int on);   /* WSAEventSelect readiness (file lock held) */
 };
 extern const struct io_engine io_engine_uring NSPA_HIDDEN, io_engine_epoll NSPA_HIDDEN;
+/* epoll engine: @op of the calling thread went pending (file lock held): its sleeps
+ * poll that socket themselves (engine_epoll.c) */
+NSPA_HIDDEN void epoll_note_pending(struct io_op *op);
+NSPA_HIDDEN void epoll_watch_kick(struct io_file *f);   /* its receives were cancelled */
 NSPA_HIDDEN const struct io_engine *io_engine(void);  /* started on first use; NULL: none */
 NSPA_HIDDEN void io_engine_thread_setup(void);        /* RT priority in RT mode */
 /* Issue @op on @f: immediate attempt (when nothing is queued before it), else pending.
@@ -242,6 +253,11 @@ static inline int io_kernel_writes(const struct iovec *iov, size_t n)
 /* wait until @fd is ready for @events (poll), at most @timeout_ms (0: no limit):
  * 0, -ETIMEDOUT, -ECANCELED (CancelSynchronousIo), -ENOMEM (no record for the thread) */
 NSPA_HIDDEN int io_block(int fd, int events, uint32_t timeout_ms);
+/* the calling thread's wake eventfd (claimed when @claim_now; an issue path, never a
+ * wait): its slot + 1 and *efd, or 0; its wake (a write), 1 when written; a drain */
+NSPA_HIDDEN uint32_t io_wake_slot(int claim_now, int *efd);
+NSPA_HIDDEN int io_wake_slot_kick(uint32_t mark);
+NSPA_HIDDEN void io_wake_drain(int efd);
 
 /* ---- pipe.c: pipes and other byte streams, synchronous -------------------------- */
 /* read or write on a stream (a pipe, a terminal, a FIFO): blocks in io_block. *done:

@@ -13,7 +13,9 @@
  * the most recently run thread's cache warm. A plain wait on the port (another owner)
  * sees "packets queued" and takes nothing.
  *
- * A thread stays active until it calls GetQueuedCompletionStatus again (or ends); NT
+ * A thread stays active until it calls GetQueuedCompletionStatus again (or ends); calling
+ * again on the same port takes a queued packet at once when the count allows (NT's
+ * KeRemoveQueue: no other thread is activated for it); NT
  * also stops counting a thread while it blocks elsewhere, which NSPA cannot see.
  * Closing the port's last handle sets the closed bit: every waiter wakes with
  * -EOWNERDEAD (ERROR_ABANDONED_WAIT_0).
@@ -169,13 +171,48 @@ NSPA_HIDDEN struct io_op *io_port_take(nspa_obj_t h)
     return op;
 }
 
+/* NT's KeRemoveQueue for a thread calling again on the port it is active on: it stops
+ * counting, and if a packet is queued and the count then allows one more, it takes it
+ * itself at once (no other thread is activated for it: the running thread's cache is
+ * warm): one update of the word (active - 1 + 1, packets - got) */
+static uint64_t leave_take(uint64_t w, void *a)
+{
+    struct take *t = a;
+    uint64_t nw = P_ACTIVE(w) ? w - P_ONE_ACTIVE : w;
+    uint32_t c = P_COUNT(nw);
+    t->got = 0;
+    if ((w & P_CLOSED) || !c || P_ACTIVE(nw) >= P_LIMIT(nw)) return nw;
+    t->got = c < t->want ? c : t->want;
+    return nw - t->got + P_ONE_ACTIVE;
+}
+
 NSPA_HIDDEN int io_port_get_packets(nspa_obj_t h, struct io_op **ops, uint32_t n, uint64_t deadline,
                                     int alertable)
 {
     struct io_file *port = io_port_get(h);
     if (!port) return -EBADF;
     pthread_once(&cur_once, cur_key_init);
-    io_port_leave();                     /* a thread calling again is no longer active */
+    if (cur_port == port) {
+        /* the leave, the take and the pop in one section of the port's lock */
+        struct take t = { n, 0 };
+        uint32_t got = 0;
+        pthread_mutex_lock(&port->lock);
+        if (port->obj) nspa__obj_update(port->obj, leave_take, &t);
+        else t.got = 0;
+        for (uint32_t i = 0; i < t.got; i++) {
+            struct io_op *op = pop(port);
+            if (op) ops[got++] = op;
+        }
+        pthread_mutex_unlock(&port->lock);
+        if (t.got) {                     /* still active here: cur_port keeps its reference */
+            io_file_put(port);
+            return (int)got;
+        }
+        cur_port = NULL;                 /* left: the wait below makes it active again */
+        io_file_put(port);               /* cur_port's reference; ours stays */
+    } else {
+        io_port_leave();                 /* active on another port (NT activates a waiter there) */
+    }
     struct nspa_wait_args a = {
         .timeout = deadline, .objs = &h, .count = 1, .owner = PORT_OWNER,
         .alert = alertable ? nspa__win32_apc_event() : 0,

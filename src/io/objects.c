@@ -123,6 +123,7 @@ NSPA_HIDDEN int io_file_new(int is_port, int fd, struct io_file **out, nspa_obj_
     f->slot = slot;
     f->fd = fd;
     f->is_port = (uint8_t)is_port;
+    atomic_store_explicit(&f->watch, 0, memory_order_relaxed);
     pthread_mutex_unlock(&f->lock);
     atomic_store_explicit(&f->refs, 1, memory_order_release);
     int r = nspa__obj_create(is_port ? NSPA_TYPE_IOCP : NSPA_TYPE_FILE, 0, slot, gen, h);
@@ -147,17 +148,23 @@ static struct io_file *get_typed(nspa_obj_t h, int type)
     uint32_t slot, gen;
     nspa__obj_priv(o, &slot, &gen);
     struct io_file *f = slot_at(slot);
-    if (!f) return NULL;
+    return f && io_file_tryref(f, gen) ? f : NULL;
+}
+
+/* A reference to record @f if it is still generation @gen and not closing: the count
+ * is incremented only while nonzero (a free record stays free). */
+NSPA_HIDDEN int io_file_tryref(struct io_file *f, uint32_t gen)
+{
     uint32_t r = atomic_load_explicit(&f->refs, memory_order_acquire);
     do {
-        if (!r) return NULL;
+        if (!r) return 0;
     } while (!atomic_compare_exchange_weak_explicit(&f->refs, &r, r + 1, memory_order_acq_rel,
                                                     memory_order_acquire));
     if (f->gen != gen || f->closing) {
         io_file_put(f);
-        return NULL;
+        return 0;
     }
-    return f;
+    return 1;
 }
 
 NSPA_HIDDEN struct io_file *io_file_get(nspa_obj_t h, int *err)
@@ -202,6 +209,12 @@ NSPA_HIDDEN void io_file_put(struct io_file *f)
 
 static uint64_t fsig_set(uint64_t w, void *a) { return w | FILE_SIGNALED; }
 static uint64_t fsig_reset(uint64_t w, void *a) { return w & ~FILE_SIGNALED; }
+
+/* the same with the file's lock held (io_issue: the reset in the issue's own section) */
+NSPA_HIDDEN void io_file_signal_locked(struct io_file *f, int set)
+{
+    if (f->obj) nspa__obj_update(f->obj, set ? fsig_set : fsig_reset, NULL);
+}
 
 NSPA_HIDDEN void io_file_signal(struct io_file *f, int set)
 {

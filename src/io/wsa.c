@@ -43,11 +43,10 @@ NSPA_HIDDEN struct io_op *io_op_new(struct io_file *f, int kind, int dir, void *
  * OVERLAPPED tells the bytes. */
 NSPA_HIDDEN int io_op_issue(struct io_op *op, uint32_t *bytes)
 {
-    struct io_file *f = op->file;
     void *ov = op->ov;
     /* the event is reset when the operation starts (NtReadFile / WSARecv do) */
     if (op->event) nspa_event_reset(op->event, NULL);
-    else if (ov) io_file_signal(f, 0);
+    else if (ov) op->reset_file = 1;     /* the file object: in io_issue's lock section */
     int r = io_issue(op);
     if (r < 0) {
         io_file_put(op->file);           /* (a continuation moved the op to another file) */

@@ -294,6 +294,7 @@ static inline uint32_t mtx_count(const struct sobj *o, uint64_t w)
 /* ---- waits (wait.c) ----------------------------------------------------------------- */
 NSPA_HIDDEN void wait_unqueue(struct thr *t, int reg_held);
 NSPA_HIDDEN void sleep_hooks_thread_end(void);   /* wait.c: the I/O module's thread_end */
+extern const struct nspa__sleep_hooks *nspa__sleep_hooks_cur NSPA_HIDDEN;   /* wait.c */
 NSPA_HIDDEN uint32_t current_key(void);
 
 /* ---- priority inheritance (pi.c) ----------------------------------------------------- */

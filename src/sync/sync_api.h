@@ -150,11 +150,20 @@ NSPA_HIDDEN uint64_t nspa__timer_spin_ns(void);
  * (ns on @clk; UINT64_MAX none), a signal or a completion of the thread's I/O; 1 when it
  * slept, 0 when the caller is to sleep on the futex. With @other_words the caller sleeps
  * on futex_waitv: the hook only makes sure nothing else of the thread's sleeps on the
- * word, and returns 0. thread_end: the thread ends (before its record is freed). */
+ * word, and returns 0. thread_end: the thread ends (before its record is freed; NULL:
+ * nothing to do).
+ *
+ * A hook may instead sleep where a FUTEX_WAKE cannot reach (the epoll engine sleeps in
+ * poll() on the thread's socket and a wake eventfd): it then stores a nonzero number in
+ * *@poll_mark (seq_cst) before it looks at the word a last time and clears it when it
+ * wakes, and a waker that finds the mark after its change of the word calls wake(mark)
+ * instead of FUTEX_WAKE (1: woken that way; 0: use the futex). Only for a wait no other
+ * process can grant (@shared 0): the mark means something in this process alone. */
 struct nspa__sleep_hooks {
     int (*sleep)(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t deadline, clockid_t clk,
-                 int other_words);
+                 int other_words, _Atomic uint32_t *poll_mark);
     void (*thread_end)(void);
+    int (*wake)(uint32_t mark);
 };
 NSPA_HIDDEN void nspa__set_sleep_hooks(const struct nspa__sleep_hooks *h);
 /* a key naming the object behind @h in this process (0: not a handle) */

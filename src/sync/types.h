@@ -148,6 +148,9 @@ struct thr {
     uint64_t since;                  /* when the wait queued (CLOCK_MONOTONIC ns) */
     uint64_t objs[WAIT_SLOTS];       /* refs; [count] = the alert */
     struct went ent[WAIT_SLOTS];
+    _Atomic uint32_t poll_mark;      /* nonzero: asleep in the I/O module's poll, woken
+                                      * through its hook (sync_api.h, nspa__sleep_hooks);
+                                      * in the padding before pi_lock: no layout change */
     /* --- priority inheritance (pi.c; under pi_lock) ----------------------------------- */
     _Alignas(64) pthread_mutex_t pi_lock;
     uint32_t boost;                  /* key of the boost in force; 0 = none */

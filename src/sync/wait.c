@@ -313,7 +313,9 @@ static void boost_owners(struct sobj *const *objs, uint32_t n)
         if (obj_type_now(objs[i]) == NSPA_TYPE_MUTEX) pi_update_owner_of(objs[i], 0);
 }
 
-static const struct nspa__sleep_hooks *sleep_hooks;   /* the I/O module's (engine_tring.c) */
+/* the I/O module's (engine_tring.c, engine_epoll.c); wake.c reads it too */
+NSPA_HIDDEN const struct nspa__sleep_hooks *nspa__sleep_hooks_cur;
+#define sleep_hooks nspa__sleep_hooks_cur
 
 NSPA_HIDDEN void nspa__set_sleep_hooks(const struct nspa__sleep_hooks *h)
 {
@@ -323,7 +325,7 @@ NSPA_HIDDEN void nspa__set_sleep_hooks(const struct nspa__sleep_hooks *h)
 NSPA_HIDDEN void sleep_hooks_thread_end(void)
 {
     const struct nspa__sleep_hooks *h = __atomic_load_n(&sleep_hooks, __ATOMIC_ACQUIRE);
-    if (h) h->thread_end();
+    if (h && h->thread_end) h->thread_end();
 }
 
 /* Sleep until @t's futex word changes from @v, a watched owner dies, @deadline (ns on
@@ -335,7 +337,7 @@ static void sleep_once(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, u
 {
     int shared = __atomic_load_n(&t->shared_futex, __ATOMIC_RELAXED) || arena_has_forked();
     const struct nspa__sleep_hooks *h = __atomic_load_n(&sleep_hooks, __ATOMIC_ACQUIRE);
-    if (h && h->sleep(&t->futex, v, shared, deadline, clk, nwatch != 0)) return;
+    if (h && h->sleep(&t->futex, v, shared, deadline, clk, nwatch != 0, &t->poll_mark)) return;
     struct timespec ts, *tsp = NULL;
     if (deadline != UINT64_MAX) {
         ts = nspa_ts_from_ns(deadline);

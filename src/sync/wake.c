@@ -139,9 +139,23 @@ static inline int futex_shared_for(const struct thr *t)
     return __atomic_load_n(&t->shared_futex, __ATOMIC_RELAXED) || arena_has_forked();
 }
 
+/* Wake @t after a change of its word: FUTEX_WAKE, or, for a waiter asleep in the I/O
+ * module's poll (its poll mark set), that module's wake. Dekker with the sleeper: it
+ * sets its mark, then reads the word; we changed the word, then read the mark. */
+static void futex_wake_thr(struct thr *t, int shared)
+{
+    const struct nspa__sleep_hooks *h = __atomic_load_n(&nspa__sleep_hooks_cur, __ATOMIC_ACQUIRE);
+    if (h && h->wake) {
+        atomic_thread_fence(memory_order_seq_cst);
+        uint32_t mark = atomic_load_explicit(&t->poll_mark, memory_order_relaxed);
+        if (mark && h->wake(mark)) return;
+    }
+    nspa_futex_wake_n(&t->futex, 1, shared);
+}
+
 NSPA_HIDDEN void waiter_wake(struct thr *t)
 {
-    nspa_futex_wake_n(&t->futex, 1, futex_shared_for(t));
+    futex_wake_thr(t, futex_shared_for(t));
 }
 
 /* Wakes of granted waiters wait until the granter lets go of the object lock: a woken
@@ -190,7 +204,7 @@ NSPA_HIDDEN void wakes_flush(void)
 {
     uint32_t n = npending;
     npending = 0;
-    for (uint32_t i = 0; i < n; i++) nspa_futex_wake_n(&pending[i].t->futex, 1, pending[i].shared);
+    for (uint32_t i = 0; i < n; i++) futex_wake_thr(pending[i].t, pending[i].shared);
 }
 
 /* Make a waiter look again (an object of its wait-all may be ready, an owner changed,
