@@ -236,6 +236,27 @@ NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
     return o && o->type ? o : NULL;
 }
 
+/* The object behind handle @h for a caller that holds the registry lock (the second
+ * look of nspa_dup and nspa__dup_to_process): the table only. A miss is a handle closed
+ * meanwhile, even when the ledger has an entry at that index now (a handle another
+ * process gave since, not yet used): installing it would take the registry lock again
+ * (h_lookup_remote), a self-deadlock. A forwarder is followed; a revoked handle misses
+ * (its ledger entry is stable under the lock). */
+NSPA_HIDDEN struct sobj *h_lookup_locked(struct ns *ns, nspa_obj_t h)
+{
+    if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return NULL;
+    uint32_t i = (h >> 2) - 1;
+    struct sobj *o = h_at(i, NULL);
+    uint8_t type = o ? __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) : 0;
+    if (!type) return NULL;
+    if (type == OBJ_FORWARD) o = obj_forward_target(o);
+    if (o->in_region && ns->proc != UINT32_MAX) {
+        uint32_t *l = ledger_slot(ns, i, 0);
+        if (l && *l == LEDGER_REVOKED) return NULL;
+    }
+    return o;
+}
+
 /* A child's attach with inherited handles (procs.c; registry lock held): every entry
  * of its (adopted) ledger goes into the table at the same index, inheritable again.
  * An index the table already uses (a handle made before the attach) loses the
@@ -562,9 +583,10 @@ NSPA_EXPORT int nspa_dup(nspa_obj_t h, nspa_obj_t *out)
     for (;;) {
         struct sobj *o = h_lookup(h);
         if (!o) return -EBADF;
+        nspa__test_point("dup_looked");
         struct ns *ns = o->in_region ? nspa_ns : NULL;
         if (ns) reg_lock(ns);
-        struct sobj *now = h_lookup(h);
+        struct sobj *now = ns ? h_lookup_locked(ns, h) : h_lookup(h);
         int r = -EBADF;
         if (now == o) {                /* still open: take a reference, then a handle */
             obj_ref(o);

@@ -210,15 +210,20 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
 {
     struct ns *ns = attached();
     if (!ns) return ns_error();
+    /* a first look without the lock installs a handle given to us and not used yet */
     struct sobj *o = h_lookup(h);
     if (!o) return -EBADF;
+    nspa__test_point("dup_to_process_looked");
     reg_lock(ns);
     int r = -ESRCH;
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
     /* a child that has not attached yet (CREATE_SUSPENDED): its parent's slot for it,
      * which it adopts when it attaches, from REMOTE_BASE on as for a running process */
     if (s == UINT32_MAX) s = proc_handoff_of_pid(ns, (uint32_t)pid);
-    if (h_lookup(h) != o || !o->type) {
+    /* the object again, under the lock (closed meanwhile: -EBADF; grown into the
+     * region meanwhile: the region object) */
+    o = h_lookup_locked(ns, h);
+    if (!o || !o->type) {
         r = -EBADF;
     } else if (local_only(o)) {
         r = -EOPNOTSUPP;                         /* a file descriptor cannot go this way */

@@ -123,6 +123,7 @@ static inline struct hent *hent_of(uint32_t i)
 }
 
 NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i);
+NSPA_HIDDEN struct sobj *h_lookup_locked(struct ns *ns, nspa_obj_t h);
 /* Revocations: another process closed handles of ours (DUPLICATE_CLOSE_SOURCE, inherit.c)
  * and bumped this process's count in the region (@word; a zero of our own while not
  * attached); @seen is the count the table has caught up with. The lookup compares the
