@@ -83,6 +83,7 @@ static int h_set(uint32_t i, struct sobj *o)
         struct ns *ns = nspa_ns;
         uint32_t *l = ns ? ledger_slot(ns, i, 1) : NULL;
         if (!l) return -EMFILE;
+        ledger_set_access(ns, l, H_ACCESS_ALL);
         jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
     }
     struct hent *e = hent_of(i);
@@ -201,7 +202,8 @@ static struct sobj *h_install_locked(struct ns *ns, uint32_t i, uint32_t flags)
     if (cur) return cur == o ? o : NULL;         /* our own handle holds the index */
     if (i < h_hwm) h_unfree(i);
     e->flags = flags;
-    __atomic_store_n(&e->access, H_ACCESS_ALL, __ATOMIC_RELAXED);
+    /* the access its giver granted (inherited: the parent handle's) */
+    __atomic_store_n(&e->access, __atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     atomic_store_explicit(&e->obj, o, memory_order_release);
     h_count++;
     if (i + 1 > h_top) h_top = i + 1;
@@ -411,6 +413,7 @@ NSPA_HIDDEN uint32_t h_switch(struct sobj *from, struct sobj *to)
         if (!e || atomic_load_explicit(&e->obj, memory_order_relaxed) != from) continue;
         uint32_t *l = ledger_slot(ns, i, 1);
         if (!l) continue;                      /* no ledger room: it keeps the forwarder */
+        ledger_set_access(ns, l, __atomic_load_n(&e->access, __ATOMIC_RELAXED));
         jset32(ns, l, (uint32_t)(to - ns->objs) + 1);
         jset32(ns, (uint32_t *)&to->refs, to->refs + 1);
         atomic_store_explicit(&e->obj, to, memory_order_release);
@@ -454,6 +457,7 @@ NSPA_HIDDEN int h_fork_refs(void)
             h_count--;
             continue;
         }
+        ledger_set_access(ns, l, __atomic_load_n(&e->access, __ATOMIC_RELAXED));
         jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
         jset32(ns, (uint32_t *)&o->refs, o->refs + 1);
         if ((i & 1023) == 1023) { reg_unlock(ns); reg_lock(ns); }
@@ -618,9 +622,18 @@ NSPA_HIDDEN int nspa__handle_set_access(nspa_obj_t h, uint32_t access)
 {
     if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
     pthread_mutex_lock(&h_lock);
-    struct hent *e = hent_of((h >> 2) - 1);
-    int r = e && atomic_load_explicit(&e->obj, memory_order_relaxed) ? 0 : -EBADF;
+    uint32_t i = (h >> 2) - 1;
+    struct hent *e = hent_of(i);
+    struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
+    int r = o ? 0 : -EBADF;
     if (!r) __atomic_store_n(&e->access, access, __ATOMIC_RELAXED);
+    /* a handle with a ledger entry: the entry's copy too (another process's
+     * DuplicateHandle with DUPLICATE_SAME_ACCESS reads it there) */
+    struct ns *ns = nspa_ns;
+    if (!r && ns && ns->proc != UINT32_MAX && __atomic_load_n(&o->in_region, __ATOMIC_RELAXED)) {
+        uint32_t *l = ledger_slot(ns, i, 0);
+        if (l) ledger_set_access(ns, l, access);
+    }
     pthread_mutex_unlock(&h_lock);
     return r;
 }

@@ -160,6 +160,8 @@ NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot_out, int inherit)
             r = -ENOSPC;
             break;
         }
+        /* the child's handle has the parent's access (as NT's inheritance) */
+        ledger_set_access(ns, l, __atomic_load_n(&hent_of(i)->access, __ATOMIC_RELAXED));
         jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
         obj_ref(o);
         if ((i & 1023) == 1023) { reg_unlock(ns); reg_lock(ns); }
@@ -205,8 +207,10 @@ NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child)
 
 /* ---- DuplicateHandle across processes --------------------------------------------- */
 
-/* Put a handle to @h's object into process @pid: *@remote gets its value there. */
-NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remote)
+/* Put a handle to @h's object into process @pid, with NT access mask @access (the
+ * caller's choice: the one asked for, or @h's for DUPLICATE_SAME_ACCESS): *@remote gets
+ * its value there; the mask is enforced there as for a handle made there. */
+NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, uint32_t access, nspa_obj_t *remote)
 {
     struct ns *ns = attached();
     if (!ns) return ns_error();
@@ -233,6 +237,7 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
         uint32_t i = 0, *l = remote_free_index(ns, s, &i);
         r = -EMFILE;
         if (l) {
+            ledger_set_access(ns, l, access);
             jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
             obj_ref(o);
             *remote = (i + 1) << 2;
@@ -247,8 +252,9 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
  * handle there is closed (DUPLICATE_CLOSE_SOURCE): its reference moves to our copy, its
  * ledger entry says LEDGER_REVOKED and its revocation count moves: its next lookup of
  * that value fails (h_revoked_slow), and its table drops the entry then or at its next
- * close or miss (handles.c). */
-NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close)
+ * close or miss (handles.c). *@access (if not NULL) gets the access mask of the handle
+ * there (DUPLICATE_SAME_ACCESS); our copy has every right until the caller sets one. */
+NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close, uint32_t *access)
 {
     struct ns *ns = attached();
     if (!ns) return ns_error();
@@ -265,6 +271,7 @@ NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_
         r = v == GIFT_HELD || v == GIFT_MARK ? -EOPNOTSUPP : -EBADF;
         if (v && v <= MAX_OBJECTS && ns->objs[v - 1].type) {
             struct sobj *o = &ns->objs[v - 1];
+            if (access) *access = __atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED);
             if (!close) obj_ref(o);
             r = h_alloc(o, out);
             if (r && !close) obj_unref(o);

@@ -192,6 +192,17 @@ NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out); /* the caller took the
 NSPA_HIDDEN int h_flags(nspa_obj_t h, uint32_t mask, uint32_t set, uint32_t *old);
 NSPA_HIDDEN void h_after_fork_child(void);
 NSPA_HIDDEN uint32_t *ledger_slot_of(struct ns *ns, uint32_t slot, uint32_t i, int make);
+/* The access mask of ledger entry @l (the parallel array of the region: only pages of
+ * chunks in use are real). Written before the entry by whoever writes the entry (a
+ * handle given to a process has the mask its giver granted; the process's own handles
+ * keep theirs there too, for a DUPLICATE_SAME_ACCESS from another process); read when
+ * the entry is installed in a table. A plain word: a store not journaled (a rolled-back
+ * entry makes it meaningless). */
+static inline uint32_t *ledger_access(struct ns *ns, const uint32_t *l) { return ns->access + (l - ns->chunks); }
+static inline void ledger_set_access(struct ns *ns, const uint32_t *l, uint32_t access)
+{
+    __atomic_store_n(ledger_access(ns, l), access, __ATOMIC_RELAXED);
+}
 NSPA_HIDDEN void h_adopt_ledger(struct ns *ns);
 NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags);
 NSPA_HIDDEN uint32_t h_high_water(void);

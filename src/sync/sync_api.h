@@ -30,8 +30,9 @@ NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot, int inherit);
 NSPA_HIDDEN void nspa__handoff_commit(uint32_t slot, int32_t child);   /* after it */
 NSPA_HIDDEN void nspa__handoff_cancel(uint32_t slot);        /* the spawn failed */
 NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child);     /* the child ended */
-NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remote);
-NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close_source);
+NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, uint32_t access, nspa_obj_t *remote);
+NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close_source,
+                                       uint32_t *access);
 /* a descriptor given to process @pid (DuplicateHandle of a file into another process,
  * gift.c): *@remote gets the handle value there; @meta (< 96 bytes) goes to the hook */
 NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_t *remote);
