@@ -55,14 +55,20 @@ NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_ob
     __atomic_store_n(&adopt_hook, fn, __ATOMIC_RELEASE);
 }
 
-/* the mailbox address of the process (@pid, @start); -ENAMETOOLONG when the region's
- * path leaves no room */
-static int mb_addr(const struct ns *ns, uint32_t pid, uint64_t start, struct sockaddr_un *a)
+/* The address of socket @what ("mb": the mailbox; "rq": the request socket, ask.c) of
+ * the process (@pid, @start); -ENAMETOOLONG when the region's path leaves no room */
+NSPA_HIDDEN int proc_sock_addr(const struct ns *ns, const char *what, uint32_t pid, uint64_t start,
+                               struct sockaddr_un *a)
 {
     memset(a, 0, sizeof(*a));
     a->sun_family = AF_UNIX;
-    int n = snprintf(a->sun_path, sizeof(a->sun_path), "%s.mb.%u.%llu", ns->path, pid, (unsigned long long)start);
+    int n = snprintf(a->sun_path, sizeof(a->sun_path), "%s.%s.%u.%llu", ns->path, what, pid, (unsigned long long)start);
     return n < 0 || (size_t)n >= sizeof(a->sun_path) ? -ENAMETOOLONG : 0;
+}
+
+static int mb_addr(const struct ns *ns, uint32_t pid, uint64_t start, struct sockaddr_un *a)
+{
+    return proc_sock_addr(ns, "mb", pid, start, a);
 }
 
 /* Our mailbox, when this process takes its slot (procs.c; no lock held). A stale socket
@@ -108,6 +114,7 @@ NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p)
 {
     struct sockaddr_un a;
     if (!mb_addr(ns, p->pid, p->start_time, &a)) unlink(a.sun_path);
+    if (!proc_sock_addr(ns, "rq", p->pid, p->start_time, &a)) unlink(a.sun_path);
 }
 
 /* A free index of process slot @s's ledger from REMOTE_BASE on (registry lock held):

@@ -216,6 +216,23 @@ NSPA_HIDDEN void gift_close(void);
 NSPA_HIDDEN void gift_after_fork_child(void);
 NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p);
 NSPA_HIDDEN void gift_drain(struct ns *ns);
+struct sockaddr_un;
+NSPA_HIDDEN int proc_sock_addr(const struct ns *ns, const char *what, uint32_t pid, uint64_t start,
+                               struct sockaddr_un *a);
+/* another process asks this one to grow an arena object it names (ask.c) */
+extern int ask_wanted NSPA_HIDDEN;
+NSPA_HIDDEN void ask_start(struct ns *ns);
+NSPA_HIDDEN void ask_close(void);
+NSPA_HIDDEN void ask_after_fork_child(void);
+static inline void ask_want(void)
+{
+    /* the first arena object: an attached process starts its request service */
+    if (__builtin_expect(!__atomic_load_n(&ask_wanted, __ATOMIC_RELAXED), 0)) {
+        __atomic_store_n(&ask_wanted, 1, __ATOMIC_RELAXED);
+        struct ns *ns = nspa_ns;
+        if (ns && ns->proc != UINT32_MAX) ask_start(ns);
+    }
+}
 NSPA_HIDDEN uint32_t *remote_free_index(struct ns *ns, uint32_t slot, uint32_t *index);
 NSPA_HIDDEN void h_close_all(void);
 /* the fd map: descriptors of this process's file handles, for other processes'

@@ -33,6 +33,9 @@ NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child);     /* the ch
 NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, uint32_t access, nspa_obj_t *remote);
 NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close_source,
                                        uint32_t *access);
+/* process @pid grows the arena object behind its handle @remote into the region, so
+ * that nspa__dup_from_process finds it (ask.c; it answers through its request thread) */
+NSPA_HIDDEN int nspa__ask_grow(int32_t pid, nspa_obj_t remote);
 /* a descriptor given to process @pid (DuplicateHandle of a file into another process,
  * gift.c): *@remote gets the handle value there; @meta (< 96 bytes) goes to the hook */
 NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_t *remote);

@@ -325,6 +325,10 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
             if (f != -EBADF) r = f;
             if (!f) tmp = t;
         }
+        /* an object of its arena (unnamed, never shared): it grows it into the region
+         * when asked (ask.c), and then it is found as any region object */
+        if (r == -EBADF && (r = nspa__ask_grow((int32_t)spid, H(src))) == 0)
+            r = nspa__dup_from_process((int32_t)spid, H(src), &tmp, (options & DUPLICATE_CLOSE_SOURCE) != 0, &sacc);
         local = tmp;
     } else {
         r = nspa__handle_access(local, &sacc);
