@@ -14,6 +14,12 @@
  * object in our ledger and duplicates it as any region object (inherit.c), with
  * DUPLICATE_CLOSE_SOURCE and DUPLICATE_SAME_ACCESS as for those.
  *
+ * The same thread serves DUPLICATE_CLOSE_SOURCE of a file, socket or pipe handle of
+ * ours (ASK_TAKE): a descriptor cannot be closed from outside, so we send a copy of it
+ * with its description (SCM_RIGHTS, as a gift) and then close our handle; the asker
+ * makes its record over it. Without CLOSE_SOURCE the asker copies the descriptor with
+ * pidfd_getfd and does not need us (fdmap.c).
+ *
  * Why a thread: the asker must not depend on what our threads are doing — a process
  * whose threads all wait (often on the very object asked for) would never answer at its
  * "next library call". The thread starts with the first arena object of an attached
@@ -40,10 +46,65 @@
 
 #define ASK_TIMEOUT_S 10
 
+enum { ASK_GROW = 1, ASK_TAKE = 2 };
+
 struct ask_msg {
+    uint32_t kind;                      /* ASK_* */
     uint32_t index;                     /* the handle index in the source */
     uint32_t asker;                     /* the asker's pid (checked against SO_PEERCRED) */
 };
+
+struct ask_answer {
+    int32_t r;                          /* 0 or -errno */
+    char meta[64];                      /* ASK_TAKE: the description of the descriptor sent */
+};
+
+static int (*give_hook)(nspa_obj_t h, int *fd, char *meta, size_t cap);
+
+NSPA_HIDDEN void nspa__set_give_hook(int (*fn)(nspa_obj_t h, int *fd, char *meta, size_t cap))
+{
+    __atomic_store_n(&give_hook, fn, __ATOMIC_RELEASE);
+}
+
+/* Send @a on @c, with descriptor @fd if it is one. */
+static int send_answer(int c, const struct ask_answer *a, int fd)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof(u));
+    struct iovec iov = { .iov_base = (void *)a, .iov_len = sizeof(*a) };
+    struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (fd >= 0) {
+        h.msg_control = u.buf;
+        h.msg_controllen = sizeof(u.buf);
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&h);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+    }
+    return sendmsg(c, &h, MSG_NOSIGNAL) == (ssize_t)sizeof(*a) ? 0 : -errno;
+}
+
+/* ASK_TAKE: our file handle index @i goes to the asker on @c, then is closed here. */
+static void ask_take(int c, uint32_t i)
+{
+    struct ask_answer a;
+    memset(&a, 0, sizeof(a));
+    nspa_obj_t h = (nspa_obj_t)(i + 1) << 2;
+    struct sobj *o = i < H_DIR * H_CHUNK ? h_at(i, NULL) : NULL;
+    int (*give)(nspa_obj_t, int *, char *, size_t) = __atomic_load_n(&give_hook, __ATOMIC_ACQUIRE);
+    int fd = -1;
+    a.r = !o || __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) != NSPA_TYPE_FILE ? -EBADF
+          : !give                                                            ? -EOPNOTSUPP
+                                                                             : give(h, &fd, a.meta, sizeof(a.meta));
+    /* sent: the handle is closed (a close refused, a protected handle, leaves it open:
+     * the asker's copy stands, as NT's duplicate does then) */
+    if (!send_answer(c, &a, a.r ? -1 : fd) && !a.r) nspa_close(h);
+    if (fd >= 0) close(fd);
+}
 
 int ask_wanted;                         /* an arena object was made: serve requests */
 static int rq_fd = -1;                  /* our request socket (listening), or -1 */
@@ -82,12 +143,17 @@ static void ask_serve(struct ns *ns, int c)
     socklen_t cl = sizeof(cr);
     int32_t r = -EACCES;
     /* only this user's processes reach the directory; the check is belt and braces */
-    if (!getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) && cr.uid == getuid() && (uint32_t)cr.pid == m.asker)
-        r = ask_grow(ns, m.index);
+    int ok = !getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) && cr.uid == getuid() && (uint32_t)cr.pid == m.asker;
+    if (ok && m.kind == ASK_TAKE) {
+        ask_take(c, m.index);
+    } else {
+        if (ok && m.kind == ASK_GROW) r = ask_grow(ns, m.index);
+        struct ask_answer a = { .r = r };
+        send_answer(c, &a, -1);
+    }
     /* our record goes again: a thread left registered keeps the process's slot at its
      * exit (procs.c at_exit releases it only when no thread record is left) */
     nspa__thread_unregister();
-    send(c, &r, sizeof(r), MSG_NOSIGNAL);
 }
 
 static void *ask_main(void *arg)
@@ -166,14 +232,15 @@ NSPA_HIDDEN void ask_after_fork_child(void)
     rq_fd = -1;
 }
 
-/* The asker: grow the object behind handle @remote of process @pid. 0: it is in that
- * process's ledger now; -EBADF: no such handle there, or not an object that grows;
- * -ESRCH: the process is gone or not attached; -ETIMEDOUT: no answer in time. */
-NSPA_HIDDEN int nspa__ask_grow(int32_t pid, nspa_obj_t remote)
+/* The asker: request @kind about handle @remote of process @pid; *@fd (ASK_TAKE) the
+ * descriptor received, @a the answer. 0 or -errno: -EBADF no such handle there (or
+ * nothing of that kind), -ESRCH the process is gone or not attached, -ETIMEDOUT no
+ * answer in time. */
+static int ask(uint32_t kind, int32_t pid, nspa_obj_t remote, struct ask_answer *an, int *fd)
 {
     struct ns *ns = ns_get();
     if (!ns || ns->proc == UINT32_MAX) return ns ? -ESRCH : ns_error();
-    if ((remote & 3) || !remote || ((remote >> 2) - 1) >= REMOTE_BASE) return -EBADF;
+    if ((remote & 3) || !remote || ((remote >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
     reg_lock(ns);
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
     uint64_t start = s != UINT32_MAX ? ns->procs[s].start_time : 0;
@@ -186,8 +253,7 @@ NSPA_HIDDEN int nspa__ask_grow(int32_t pid, nspa_obj_t remote)
     struct timeval tv = { .tv_sec = ASK_TIMEOUT_S };
     setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    struct ask_msg m = { .index = (remote >> 2) - 1, .asker = (uint32_t)getpid() };
-    int32_t ans = 0;
+    struct ask_msg m = { .kind = kind, .index = (remote >> 2) - 1, .asker = (uint32_t)getpid() };
     int r;
     if (connect(c, (struct sockaddr *)&a, sizeof(a))) {
         /* no request socket: the process never made an arena object (nothing to grow) */
@@ -195,9 +261,45 @@ NSPA_HIDDEN int nspa__ask_grow(int32_t pid, nspa_obj_t remote)
     } else if (send(c, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m)) {
         r = errno == EAGAIN ? -ETIMEDOUT : -ESRCH;
     } else {
-        ssize_t n = recv(c, &ans, sizeof(ans), 0);
-        r = n == (ssize_t)sizeof(ans) ? ans : n < 0 && errno == EAGAIN ? -ETIMEDOUT : -ESRCH;
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } u;
+        struct iovec iov = { .iov_base = an, .iov_len = sizeof(*an) };
+        struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+        ssize_t n = recvmsg(c, &h, MSG_CMSG_CLOEXEC);
+        struct cmsghdr *cm = n == (ssize_t)sizeof(*an) ? CMSG_FIRSTHDR(&h) : NULL;
+        if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
+            memcpy(fd, CMSG_DATA(cm), sizeof(int));
+        r = n == (ssize_t)sizeof(*an) ? an->r : n < 0 && errno == EAGAIN ? -ETIMEDOUT : -ESRCH;
+        an->meta[sizeof(an->meta) - 1] = 0;
     }
     close(c);
+    if (r && *fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+    return r;
+}
+
+/* Grow the object behind handle @remote of process @pid: 0, it is in that process's
+ * ledger now; -EBADF also for an object that does not grow. */
+NSPA_HIDDEN int nspa__ask_grow(int32_t pid, nspa_obj_t remote)
+{
+    struct ask_answer an;
+    int fd = -1;
+    if (((remote >> 2) - 1) >= REMOTE_BASE) return -EBADF;     /* given to it: never arena */
+    int r = ask(ASK_GROW, pid, remote, &an, &fd);
+    if (fd >= 0) close(fd);
+    return r;
+}
+
+NSPA_HIDDEN int nspa__ask_take(int32_t pid, nspa_obj_t remote, nspa_obj_t *tmp)
+{
+    struct ask_answer an;
+    int fd = -1;
+    int r = ask(ASK_TAKE, pid, remote, &an, &fd);
+    if (!r && fd < 0) r = -EBADF;
+    if (!r) r = gift_adopt(fd, an.meta, tmp);
     return r;
 }

@@ -55,6 +55,16 @@ NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_ob
     __atomic_store_n(&adopt_hook, fn, __ATOMIC_RELEASE);
 }
 
+/* a record over descriptor @fd described by @meta (the I/O module's hook): 0 and *@tmp,
+ * or -errno with @fd closed */
+NSPA_HIDDEN int gift_adopt(int fd, const char *meta, nspa_obj_t *tmp)
+{
+    int (*adopt)(int, const char *, nspa_obj_t *) = __atomic_load_n(&adopt_hook, __ATOMIC_ACQUIRE);
+    int r = adopt ? adopt(fd, meta, tmp) : -EOPNOTSUPP;
+    if (r) close(fd);
+    return r;
+}
+
 /* The address of socket @what ("mb": the mailbox; "rq": the request socket, ask.c) of
  * the process (@pid, @start); -ENAMETOOLONG when the region's path leaves no room */
 NSPA_HIDDEN int proc_sock_addr(const struct ns *ns, const char *what, uint32_t pid, uint64_t start,

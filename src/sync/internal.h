@@ -216,6 +216,7 @@ NSPA_HIDDEN void gift_close(void);
 NSPA_HIDDEN void gift_after_fork_child(void);
 NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p);
 NSPA_HIDDEN void gift_drain(struct ns *ns);
+NSPA_HIDDEN int gift_adopt(int fd, const char *meta, nspa_obj_t *tmp);
 struct sockaddr_un;
 NSPA_HIDDEN int proc_sock_addr(const struct ns *ns, const char *what, uint32_t pid, uint64_t start,
                                struct sockaddr_un *a);

@@ -314,14 +314,12 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
         /* DUPLICATE_CLOSE_SOURCE: the source's handle is closed there (inherit.c) */
         r = nspa__dup_from_process((int32_t)spid, H(src), &tmp, (options & DUPLICATE_CLOSE_SOURCE) != 0, &sacc);
         /* not a region object: a file, socket or pipe of its own is taken with
-         * pidfd_getfd (src/sync/fdmap.c); it cannot close the source's */
+         * pidfd_getfd (src/sync/fdmap.c), without the source; to close it there
+         * (DUPLICATE_CLOSE_SOURCE) the source sends it and closes it (ask.c) */
         if (r == -EBADF || r == -EOPNOTSUPP) {
             uint32_t t = 0;
-            int f = io_dup_from_process((int32_t)spid, H(src), &t);
-            if (!f && (options & DUPLICATE_CLOSE_SOURCE)) {
-                nspa_close(t);
-                f = -EOPNOTSUPP;
-            }
+            int f = options & DUPLICATE_CLOSE_SOURCE ? nspa__ask_take((int32_t)spid, H(src), &t)
+                                                     : io_dup_from_process((int32_t)spid, H(src), &t);
             if (f != -EBADF) r = f;
             if (!f) tmp = t;
         }
