@@ -333,4 +333,5 @@ __attribute__((constructor)) static void io_inherit_attach(void)
         startup_std = 1;                              /* GetStartupInfo says so */
     }
     if (v) unsetenv("NSPA_STDH");
+    nspa__gift_fetch_parked();                        /* if attached already: files given while suspended */
 }

@@ -46,7 +46,7 @@
 
 #define ASK_TIMEOUT_S 10
 
-enum { ASK_GROW = 1, ASK_TAKE = 2 };
+enum { ASK_GROW = 1, ASK_TAKE = 2, ASK_PARKED = 3 };
 
 struct ask_msg {
     uint32_t kind;                      /* ASK_* */
@@ -146,6 +146,14 @@ static void ask_serve(struct ns *ns, int c)
     int ok = !getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) && cr.uid == getuid() && (uint32_t)cr.pid == m.asker;
     if (ok && m.kind == ASK_TAKE) {
         ask_take(c, m.index);
+    } else if (ok && m.kind == ASK_PARKED) {
+        /* a child of ours fetching a descriptor parked for it (gift.c) */
+        struct ask_answer a;
+        memset(&a, 0, sizeof(a));
+        int fd = -1;
+        a.r = gift_unpark((uint32_t)cr.pid, m.index, &fd, a.meta, sizeof(a.meta));
+        send_answer(c, &a, a.r ? -1 : fd);
+        if (fd >= 0) close(fd);
     } else {
         if (ok && m.kind == ASK_GROW) r = ask_grow(ns, m.index);
         struct ask_answer a = { .r = r };
@@ -291,6 +299,17 @@ NSPA_HIDDEN int nspa__ask_grow(int32_t pid, nspa_obj_t remote)
     if (((remote >> 2) - 1) >= REMOTE_BASE) return -EBADF;     /* given to it: never arena */
     int r = ask(ASK_GROW, pid, remote, &an, &fd);
     if (fd >= 0) close(fd);
+    return r;
+}
+
+/* A child: the descriptor its @parent parked for handle index @index (gift.c). */
+NSPA_HIDDEN int ask_parked(int32_t parent, uint32_t index, nspa_obj_t *tmp)
+{
+    struct ask_answer an;
+    int fd = -1;
+    int r = ask(ASK_PARKED, parent, (nspa_obj_t)(index + 1) << 2, &an, &fd);
+    if (!r && fd < 0) r = -EBADF;
+    if (!r) r = gift_adopt(fd, an.meta, tmp);
     return r;
 }
 

@@ -28,6 +28,7 @@
  * no wait or wake path looks at it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,8 @@ static int mb_fd = -1;                  /* our mailbox (listening), or -1 */
 static char mb_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static pthread_mutex_t mb_lock = PTHREAD_MUTEX_INITIALIZER;
 static int (*adopt_hook)(int fd, const char *meta, nspa_obj_t *tmp);
+static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const char *meta, nspa_obj_t *remote);
+static void park_after_fork(void);
 
 NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_obj_t *tmp))
 {
@@ -115,6 +118,7 @@ NSPA_HIDDEN void gift_close(void)
 NSPA_HIDDEN void gift_after_fork_child(void)
 {
     pthread_mutex_init(&mb_lock, NULL);
+    park_after_fork();
     if (mb_fd >= 0) close(mb_fd);
     mb_fd = -1;
 }
@@ -178,8 +182,14 @@ NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_
     strcpy(m.meta, meta);
     reg_lock(ns);
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
-    /* a child that has not attached has no mailbox yet */
-    int r = s == UINT32_MAX && proc_handoff_of_pid(ns, (uint32_t)pid) != UINT32_MAX ? -EOPNOTSUPP : -ESRCH;
+    /* a child that has not attached has no mailbox yet: the gift is parked here */
+    uint32_t hs = s == UINT32_MAX ? proc_handoff_of_pid(ns, (uint32_t)pid) : UINT32_MAX;
+    if (hs != UINT32_MAX) {
+        int r = gift_park(ns, hs, (uint32_t)pid, fd, meta, remote);
+        reg_unlock(ns);
+        return r;
+    }
+    int r = -ESRCH;
     struct sockaddr_un a;
     if (s != UINT32_MAX && s != ns->proc && !ns->procs[s].handoff &&
         !(r = mb_addr(ns, ns->procs[s].pid, ns->procs[s].start_time, &a))) {
@@ -197,6 +207,119 @@ NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_
     }
     reg_unlock(ns);
     return r;
+}
+
+/* ---- gifts to a child that has not attached (CREATE_SUSPENDED) ---------------------- */
+
+/* Such a child has no mailbox yet, and it is stopped before its exec: nothing can be
+ * sent to it. Its parent (the only process that can give it handles before it runs:
+ * only it has a process handle for it) parks the descriptor here, marks the index in
+ * the child's handoff ledger GIFT_PARKED and returns the value. The child, after it
+ * attaches, asks its parent for each parked index (ASK_PARKED through the parent's
+ * request thread, ask.c) and places what it gets at that index; it does so as soon as
+ * its I/O module is up (the two constructors, whichever runs second), and a first use
+ * of the value fetches too. What the child never fetched goes when it ends (the
+ * watcher's reap, nspa__handoff_reap). If the parent dies first, the descriptors go
+ * with it and the child's values name nothing (ERROR_INVALID_HANDLE). */
+#define PARK_MAX 256
+static struct park {
+    uint32_t child, index;              /* child 0: a free entry */
+    int fd;
+    char meta[GIFT_META];
+} parked[PARK_MAX];
+static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Registry lock held (the handoff slot @hs cannot go meanwhile). */
+static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const char *meta, nspa_obj_t *remote)
+{
+    __atomic_store_n(&ask_wanted, 1, __ATOMIC_RELAXED);
+    ask_start(ns);                      /* the child asks our request thread */
+    uint32_t i = 0, *l = remote_free_index(ns, hs, &i);
+    if (!l) return -EMFILE;
+    int r = -EMFILE;
+    pthread_mutex_lock(&park_lock);
+    for (int k = 0; k < PARK_MAX; k++) {
+        if (parked[k].child) continue;
+        int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (copy < 0) {
+            r = -errno;
+            break;
+        }
+        parked[k] = (struct park){ .child = child, .index = i, .fd = copy };
+        snprintf(parked[k].meta, sizeof(parked[k].meta), "%s", meta);
+        jset32(ns, l, GIFT_PARKED);
+        *remote = (i + 1) << 2;
+        r = 0;
+        break;
+    }
+    pthread_mutex_unlock(&park_lock);
+    return r;
+}
+
+/* a fork child: the parent's parked gifts are the parent's to give */
+static void park_after_fork(void)
+{
+    pthread_mutex_init(&park_lock, NULL);
+    for (int k = 0; k < PARK_MAX; k++)
+        if (parked[k].child) {
+            close(parked[k].fd);
+            parked[k].child = 0;
+        }
+}
+
+/* The parked gift (@child, @index): its descriptor to the caller (who closes it). */
+NSPA_HIDDEN int gift_unpark(uint32_t child, uint32_t index, int *fd, char *meta, size_t cap)
+{
+    int r = -EBADF;
+    pthread_mutex_lock(&park_lock);
+    for (int k = 0; k < PARK_MAX; k++) {
+        if (!child || parked[k].child != child || parked[k].index != index) continue;
+        *fd = parked[k].fd;
+        snprintf(meta, cap, "%s", parked[k].meta);
+        parked[k].child = 0;
+        r = 0;
+        break;
+    }
+    pthread_mutex_unlock(&park_lock);
+    return r;
+}
+
+/* @child ended: what it did not fetch goes */
+NSPA_HIDDEN void gift_unpark_all(uint32_t child)
+{
+    pthread_mutex_lock(&park_lock);
+    for (int k = 0; k < PARK_MAX; k++) {
+        if (!child || parked[k].child != child) continue;
+        close(parked[k].fd);
+        parked[k].child = 0;
+    }
+    pthread_mutex_unlock(&park_lock);
+}
+
+/* The child: fetch every parked gift of its ledger from its parent (no lock held; the
+ * I/O module's hook must be set: until then nothing is done). */
+NSPA_HIDDEN void gift_fetch_parked(struct ns *ns)
+{
+    if (!__atomic_load_n(&adopt_hook, __ATOMIC_ACQUIRE) || ns->proc == UINT32_MAX) return;
+    const struct ns_proc *p = &ns->procs[ns->proc];
+    for (uint32_t c = REMOTE_BASE / LEDGER_CHUNK; c < LEDGER_DIR; c++) {
+        uint32_t k = __atomic_load_n(&p->ledger[c], __ATOMIC_ACQUIRE);
+        if (!k || k > LEDGER_CHUNKS) continue;
+        const uint32_t *chunk = ns->chunks + (size_t)(k - 1) * LEDGER_CHUNK;
+        for (uint32_t j = 0; j < LEDGER_CHUNK; j++) {
+            if (__atomic_load_n(&chunk[j], __ATOMIC_ACQUIRE) != GIFT_PARKED) continue;
+            uint32_t i = c * LEDGER_CHUNK + j;
+            nspa_obj_t tmp = 0;
+            if (ask_parked((int32_t)getppid(), i, &tmp)) tmp = 0;
+            h_place_gift(ns, tmp, i);                 /* or the mark goes */
+        }
+    }
+}
+
+NSPA_HIDDEN void nspa__gift_fetch_parked(void)
+{
+    struct ns *ns = nspa_ns;
+    if (ns) gift_fetch_parked(ns);
 }
 
 /* Take every pending gift (h_lookup's miss on a GIFT_MARK entry; no lock held). Each

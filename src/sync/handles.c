@@ -227,6 +227,7 @@ NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
         /* a file, socket or pipe another process gave us (gift.c): in our mailbox until
          * now, or placed by another thread's drain meanwhile */
         if (v == GIFT_MARK) gift_drain(ns);
+        else if (v == GIFT_PARKED) gift_fetch_parked(ns);
         struct sobj *o = h_at(i, NULL);
         return o && __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) ? o : NULL;
     }
@@ -273,7 +274,7 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
         for (uint32_t k = 0; k < LEDGER_CHUNK; k++) {
             if (!chunk[k]) continue;
             if (chunk[k] > MAX_OBJECTS) {             /* not an object (gift.c) */
-                jset32(ns, &chunk[k], 0);
+                if (chunk[k] != GIFT_PARKED) jset32(ns, &chunk[k], 0);   /* fetched after the attach */
                 continue;
             }
             uint32_t i = c * LEDGER_CHUNK + k;
@@ -372,7 +373,7 @@ NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags)
     return o;
 }
 
-/* The gift of ledger index @i (GIFT_MARK) came as handle @tmp to a local object (0: it
+/* The gift of ledger index @i (GIFT_MARK or GIFT_PARKED) came as handle @tmp to a local object (0: it
  * could not be taken): the object moves to index @i, whose ledger entry says GIFT_HELD
  * from now on; or the mark goes. No lock held (gift.c). */
 NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
@@ -381,7 +382,7 @@ NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
     int ok = 0;
     reg_lock(ns);
     uint32_t *l = i >= REMOTE_BASE && i < LEDGER_DIR * LEDGER_CHUNK ? ledger_slot(ns, i, 0) : NULL;
-    if (l && *l == GIFT_MARK) {
+    if (l && (*l == GIFT_MARK || *l == GIFT_PARKED)) {
         pthread_mutex_lock(&h_lock);
         struct hent *e = tmp ? hent_of(j) : NULL, *d = NULL;
         struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;

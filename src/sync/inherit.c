@@ -203,6 +203,7 @@ NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child)
     struct ns_proc *p = &ns->procs[slot];
     if (p->handoff && p->pid == (uint32_t)child) proc_release(ns, slot);   /* it never attached */
     reg_unlock(ns);
+    gift_unpark_all((uint32_t)child);      /* files parked for it that it never fetched */
 }
 
 /* ---- DuplicateHandle across processes --------------------------------------------- */
@@ -268,7 +269,7 @@ NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_
         uint32_t v = l ? *l : 0;
         /* not in its ledger: no handle, or one to an object of its own arena; a file,
          * socket or pipe it was given (gift.c): a descriptor of its own, out of reach */
-        r = v == GIFT_HELD || v == GIFT_MARK ? -EOPNOTSUPP : -EBADF;
+        r = v == GIFT_HELD || v == GIFT_MARK || v == GIFT_PARKED ? -EOPNOTSUPP : -EBADF;
         if (v && v <= MAX_OBJECTS && ns->objs[v - 1].type) {
             struct sobj *o = &ns->objs[v - 1];
             if (access) *access = __atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED);

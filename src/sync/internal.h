@@ -217,6 +217,11 @@ NSPA_HIDDEN void gift_after_fork_child(void);
 NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p);
 NSPA_HIDDEN void gift_drain(struct ns *ns);
 NSPA_HIDDEN int gift_adopt(int fd, const char *meta, nspa_obj_t *tmp);
+/* descriptors parked for children that have not attached yet (gift.c) */
+NSPA_HIDDEN void gift_fetch_parked(struct ns *ns);
+NSPA_HIDDEN int gift_unpark(uint32_t child, uint32_t index, int *fd, char *meta, size_t cap);
+NSPA_HIDDEN void gift_unpark_all(uint32_t child);
+NSPA_HIDDEN int ask_parked(int32_t parent, uint32_t index, nspa_obj_t *tmp);
 struct sockaddr_un;
 NSPA_HIDDEN int proc_sock_addr(const struct ns *ns, const char *what, uint32_t pid, uint64_t start,
                                struct sockaddr_un *a);

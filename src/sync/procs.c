@@ -245,6 +245,7 @@ static int attach_locked(void)
         gift_open(ns);
         ask_start(ns);
         fdmap_fill();
+        gift_fetch_parked(ns);             /* files given before we ran (if the I/O module is up) */
         return 0;
     }
     /* sweep only when the table is full: a sweep looks at every process */

@@ -48,6 +48,9 @@ NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_ob
 /* the I/O module's other side (ask.c, DUPLICATE_CLOSE_SOURCE from another process): a
  * copy of file handle @h's descriptor in *@fd and its description in @meta */
 NSPA_HIDDEN void nspa__set_give_hook(int (*fn)(nspa_obj_t h, int *fd, char *meta, size_t cap));
+/* a child that was given files before it ran: fetch them from its parent (gift.c; the
+ * I/O module calls it once its hook is set, the attach once it is attached) */
+NSPA_HIDDEN void nspa__gift_fetch_parked(void);
 /* The fd map (fdmap.c): the I/O module's description of a file object (fd + 1 in the
  * low 32 bits, its description bits above; 0: not one to give), asked whenever a handle
  * to one is made or moved; _note: a new record's description is complete; _take: a

@@ -186,6 +186,9 @@ struct thr {
 /* a handle another process closed (DUPLICATE_CLOSE_SOURCE from another process): the
  * reference went with the copy; the owner drops its table entry (h_revoke_scan) */
 #define LEDGER_REVOKED  0xFFFFFFFDu
+/* a file, socket or pipe given to a child that had not attached yet (CREATE_SUSPENDED):
+ * its parent keeps the descriptor until the child fetches it (gift.c, ask.c) */
+#define GIFT_PARKED     0xFFFFFFFCu
 #define JOURNAL_MAX     (1u << 16)
 
 struct ns_journal_entry { uint64_t off, old; };
