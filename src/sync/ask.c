@@ -246,8 +246,10 @@ NSPA_HIDDEN void ask_after_fork_child(void)
  * answer in time. */
 static int ask(uint32_t kind, int32_t pid, nspa_obj_t remote, struct ask_answer *an, int *fd)
 {
-    struct ns *ns = ns_get();
-    if (!ns || ns->proc == UINT32_MAX) return ns ? -ESRCH : ns_error();
+    /* attached already (not ns_get: a child fetching its parked files asks from inside
+     * its attach, under the attach lock) */
+    struct ns *ns = __atomic_load_n(&nspa_ns, __ATOMIC_ACQUIRE);
+    if (!ns || ns->proc == UINT32_MAX) return -ESRCH;
     if ((remote & 3) || !remote || ((remote >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
     reg_lock(ns);
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);

@@ -228,6 +228,7 @@ static struct park {
     char meta[GIFT_META];
 } parked[PARK_MAX];
 static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;   /* the child's fetches */
 
 /* Registry lock held (the handoff slot @hs cannot go meanwhile). */
 static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const char *meta, nspa_obj_t *remote)
@@ -260,6 +261,7 @@ static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const c
 static void park_after_fork(void)
 {
     pthread_mutex_init(&park_lock, NULL);
+    pthread_mutex_init(&fetch_lock, NULL);
     for (int k = 0; k < PARK_MAX; k++)
         if (parked[k].child) {
             close(parked[k].fd);
@@ -302,6 +304,9 @@ NSPA_HIDDEN void gift_fetch_parked(struct ns *ns)
 {
     if (!__atomic_load_n(&adopt_hook, __ATOMIC_ACQUIRE) || ns->proc == UINT32_MAX) return;
     const struct ns_proc *p = &ns->procs[ns->proc];
+    /* one fetcher at a time: a refusal (fetched by the other) must not drop the mark
+     * the other is about to replace */
+    pthread_mutex_lock(&fetch_lock);
     for (uint32_t c = REMOTE_BASE / LEDGER_CHUNK; c < LEDGER_DIR; c++) {
         uint32_t k = __atomic_load_n(&p->ledger[c], __ATOMIC_ACQUIRE);
         if (!k || k > LEDGER_CHUNKS) continue;
@@ -314,6 +319,7 @@ NSPA_HIDDEN void gift_fetch_parked(struct ns *ns)
             h_place_gift(ns, tmp, i);                 /* or the mark goes */
         }
     }
+    pthread_mutex_unlock(&fetch_lock);
 }
 
 NSPA_HIDDEN void nspa__gift_fetch_parked(void)

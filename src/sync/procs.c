@@ -245,7 +245,6 @@ static int attach_locked(void)
         gift_open(ns);
         ask_start(ns);
         fdmap_fill();
-        gift_fetch_parked(ns);             /* files given before we ran (if the I/O module is up) */
         return 0;
     }
     /* sweep only when the table is full: a sweep looks at every process */
@@ -298,7 +297,11 @@ NSPA_HIDDEN struct ns *ns_get(void)
  * an inherited handle's value first. */
 __attribute__((constructor)) static void inherit_attach(void)
 {
-    if (getenv("NSPA_INHERIT")) ns_get();
+    if (!getenv("NSPA_INHERIT")) return;
+    /* files given before we ran (if the I/O module is up: else its constructor does
+     * it), out of the attach lock: their records are objects of ours */
+    struct ns *ns = ns_get();
+    if (ns) gift_fetch_parked(ns);
 }
 
 NSPA_HIDDEN int ns_error(void) { return ns_err ? ns_err : -EACCES; }
