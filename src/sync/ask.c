@@ -34,9 +34,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -66,27 +64,7 @@ NSPA_HIDDEN void nspa__set_give_hook(int (*fn)(nspa_obj_t h, int *fd, char *meta
     __atomic_store_n(&give_hook, fn, __ATOMIC_RELEASE);
 }
 
-/* Send @a on @c, with descriptor @fd if it is one. */
-static int send_answer(int c, const struct ask_answer *a, int fd)
-{
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } u;
-    memset(&u, 0, sizeof(u));
-    struct iovec iov = { .iov_base = (void *)a, .iov_len = sizeof(*a) };
-    struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1 };
-    if (fd >= 0) {
-        h.msg_control = u.buf;
-        h.msg_controllen = sizeof(u.buf);
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&h);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-    }
-    return sendmsg(c, &h, MSG_NOSIGNAL) == (ssize_t)sizeof(*a) ? 0 : -errno;
-}
+static int send_answer(int c, const struct ask_answer *a, int fd) { return sock_send_fd(c, a, sizeof(*a), fd); }
 
 /* ASK_TAKE: our file handle index @i goes to the asker on @c, then is closed here. */
 static void ask_take(int c, uint32_t i)
@@ -139,11 +117,8 @@ static void ask_serve(struct ns *ns, int c)
     struct timeval tv = { .tv_sec = 2 };            /* an asker sends right after connecting */
     setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     if (recv(c, &m, sizeof(m), 0) != (ssize_t)sizeof(m)) return;
-    struct ucred cr;
-    socklen_t cl = sizeof(cr);
     int32_t r = -EACCES;
-    /* only this user's processes reach the directory; the check is belt and braces */
-    int ok = !getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) && cr.uid == getuid() && (uint32_t)cr.pid == m.asker;
+    int ok = sock_peer_is(c, m.asker);
     if (ok && m.kind == ASK_TAKE) {
         ask_take(c, m.index);
     } else if (ok && m.kind == ASK_PARKED) {
@@ -151,7 +126,7 @@ static void ask_serve(struct ns *ns, int c)
         struct ask_answer a;
         memset(&a, 0, sizeof(a));
         int fd = -1;
-        a.r = gift_unpark((uint32_t)cr.pid, m.index, &fd, a.meta, sizeof(a.meta));
+        a.r = gift_unpark(m.asker, m.index, &fd, a.meta, sizeof(a.meta));   /* the peer's pid */
         send_answer(c, &a, a.r ? -1 : fd);
         if (fd >= 0) close(fd);
     } else {
@@ -167,7 +142,6 @@ static void ask_serve(struct ns *ns, int c)
 static void *ask_main(void *arg)
 {
     struct ns *ns = arg;
-    prctl(PR_SET_NAME, "nspa-ask", 0, 0, 0);
     if (nspa_rt_enabled()) {
         int p = nspa_rt_prio() - 1;
         struct sched_param sp = { .sched_priority = p < 1 ? 1 : p };
@@ -197,28 +171,18 @@ NSPA_HIDDEN void ask_start(struct ns *ns)
     if (rq_fd < 0 && !proc_sock_addr(ns, "rq", (uint32_t)getpid(), p->start_time, &a) &&
         (fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) >= 0) {
         unlink(a.sun_path);                            /* an earlier image of ours (exec) */
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&at, 512 * 1024);   /* sanitizer runtimes need room */
-        sigset_t all, old;
-        sigfillset(&all);                             /* no signals meant for the program */
-        pthread_t t;
         if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 64)) {
             close(fd);
         } else {
             memcpy(rq_path, a.sun_path, sizeof(rq_path));
             __atomic_store_n(&rq_fd, fd, __ATOMIC_RELEASE);
-            pthread_sigmask(SIG_SETMASK, &all, &old);
-            if (pthread_create(&t, &at, ask_main, ns)) {
+            if (nspa_service_thread(ask_main, ns, "nspa-ask")) {
                 /* no thread: no socket (an asker gets -EBADF at once, not a wait) */
                 unlink(rq_path);
                 close(fd);
                 __atomic_store_n(&rq_fd, -1, __ATOMIC_RELEASE);
             }
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
-        pthread_attr_destroy(&at);
     }
     pthread_mutex_unlock(&rq_lock);
 }
@@ -271,16 +235,7 @@ static int ask(uint32_t kind, int32_t pid, nspa_obj_t remote, struct ask_answer 
     } else if (send(c, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m)) {
         r = errno == EAGAIN ? -ETIMEDOUT : -ESRCH;
     } else {
-        union {
-            char buf[CMSG_SPACE(sizeof(int))];
-            struct cmsghdr align;
-        } u;
-        struct iovec iov = { .iov_base = an, .iov_len = sizeof(*an) };
-        struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-        ssize_t n = recvmsg(c, &h, MSG_CMSG_CLOEXEC);
-        struct cmsghdr *cm = n == (ssize_t)sizeof(*an) ? CMSG_FIRSTHDR(&h) : NULL;
-        if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
-            memcpy(fd, CMSG_DATA(cm), sizeof(int));
+        ssize_t n = sock_recv_fd(c, an, sizeof(*an), fd);
         r = n == (ssize_t)sizeof(*an) ? an->r : n < 0 && errno == EAGAIN ? -ETIMEDOUT : -ESRCH;
         an->meta[sizeof(an->meta) - 1] = 0;
     }

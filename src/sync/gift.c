@@ -145,6 +145,55 @@ NSPA_HIDDEN uint32_t *remote_free_index(struct ns *ns, uint32_t s, uint32_t *ind
     return NULL;
 }
 
+/* One message of @len bytes on socket @c, with descriptor @fd (SCM_RIGHTS) if it is
+ * one: 0 or -errno (the mailbox's gifts, ask.c's answers). */
+NSPA_HIDDEN int sock_send_fd(int c, const void *msg, size_t len, int fd)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof(u));
+    struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+    struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (fd >= 0) {
+        h.msg_control = u.buf;
+        h.msg_controllen = sizeof(u.buf);
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&h);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+    }
+    return sendmsg(c, &h, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+/* Is the peer of @c process @pid of our user? Only this user's processes reach the
+ * private directory; the check is belt and braces. */
+NSPA_HIDDEN int sock_peer_is(int c, uint32_t pid)
+{
+    struct ucred cr;
+    socklen_t cl = sizeof(cr);
+    return !getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) && cr.uid == getuid() && (uint32_t)cr.pid == pid;
+}
+
+/* Receive one message of @len bytes from @c; *@fd: a descriptor that came with it
+ * (close-on-exec), else left as it was. The byte count, or -1 with errno. */
+NSPA_HIDDEN ssize_t sock_recv_fd(int c, void *msg, size_t len, int *fd)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = { .iov_base = msg, .iov_len = len };
+    struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+    ssize_t n = recvmsg(c, &h, MSG_CMSG_CLOEXEC);
+    struct cmsghdr *cm = n == (ssize_t)len ? CMSG_FIRSTHDR(&h) : NULL;
+    if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
+        memcpy(fd, CMSG_DATA(cm), sizeof(int));
+    return n;
+}
+
 static int send_gift(const struct sockaddr_un *a, int fd, const struct gift_msg *m)
 {
     int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -153,19 +202,8 @@ static int send_gift(const struct sockaddr_un *a, int fd, const struct gift_msg 
     if (connect(c, (const struct sockaddr *)a, sizeof(*a))) {
         r = errno == EAGAIN ? -ENOSPC : errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : -ESRCH;
     } else {
-        union {
-            char buf[CMSG_SPACE(sizeof(int))];
-            struct cmsghdr align;
-        } u;
-        memset(&u, 0, sizeof(u));
-        struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
-        struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&h);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-        if (sendmsg(c, &h, MSG_NOSIGNAL) != (ssize_t)sizeof(*m)) r = errno == ETOOMANYREFS ? -EMFILE : -errno;
+        r = sock_send_fd(c, m, sizeof(*m), fd);
+        if (r == -ETOOMANYREFS) r = -EMFILE;
     }
     close(c);
     return r;
@@ -338,29 +376,15 @@ NSPA_HIDDEN void gift_drain(struct ns *ns)
     pthread_mutex_lock(&mb_lock);
     for (int c; mb_fd >= 0 && (c = accept4(mb_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0; close(c)) {
         struct gift_msg m;
-        union {
-            char buf[CMSG_SPACE(sizeof(int))];
-            struct cmsghdr align;
-        } u;
-        struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-        struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
         /* a giver that connected after our look at the registry lock sends at once
          * (it holds that lock from its mark to its send): wait for it, boundedly; a
          * giver that died in between closes the connection (0) and its mark is rolled
          * back with its journal */
         struct timeval tv = { .tv_sec = 2 };
         setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-        ssize_t n = recvmsg(c, &h, MSG_CMSG_CLOEXEC);
-        struct cmsghdr *cm = n == (ssize_t)sizeof(m) ? CMSG_FIRSTHDR(&h) : NULL;
-        if (n != (ssize_t)sizeof(m)) continue;        /* not a gift: dropped */
         int fd = -1;
-        if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
-            memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-        struct ucred cr;
-        socklen_t cl = sizeof(cr);
-        /* only this user's processes reach the directory; the check is belt and braces */
-        if (fd >= 0 && (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) || cr.uid != getuid() ||
-                        (uint32_t)cr.pid != m.giver)) {
+        if (sock_recv_fd(c, &m, sizeof(m), &fd) != (ssize_t)sizeof(m)) continue;   /* not a gift: dropped */
+        if (fd >= 0 && !sock_peer_is(c, m.giver)) {
             close(fd);
             fd = -1;
         }

@@ -217,6 +217,9 @@ NSPA_HIDDEN void gift_after_fork_child(void);
 NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p);
 NSPA_HIDDEN void gift_drain(struct ns *ns);
 NSPA_HIDDEN int gift_adopt(int fd, const char *meta, nspa_obj_t *tmp);
+NSPA_HIDDEN int sock_send_fd(int c, const void *msg, size_t len, int fd);
+NSPA_HIDDEN ssize_t sock_recv_fd(int c, void *msg, size_t len, int *fd);
+NSPA_HIDDEN int sock_peer_is(int c, uint32_t pid);
 /* descriptors parked for children that have not attached yet (gift.c) */
 NSPA_HIDDEN void gift_fetch_parked(struct ns *ns);
 NSPA_HIDDEN int gift_unpark(uint32_t child, uint32_t index, int *fd, char *meta, size_t cap);
