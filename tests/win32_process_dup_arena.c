@@ -7,8 +7,11 @@
  * same object both ways; DUPLICATE_SAME_ACCESS copies a restricted handle's access;
  * DUPLICATE_CLOSE_SOURCE closes the child's handle; a mutex the child owns stays owned
  * by it (the parent's wait succeeds once the child releases it); a value that names
- * nothing there is still ERROR_INVALID_HANDLE; nothing is left over. */
+ * nothing there is still ERROR_INVALID_HANDLE; nothing is left over. A source that is
+ * stopped (SIGSTOP) cannot answer: the call fails after the asker's bound (10 s) with
+ * WAIT_TIMEOUT instead of hanging; one that dies while asked fails at once. */
 #include <windows.h>
+#include <signal.h>
 #include <unistd.h>
 #include "nspa/sync.h"
 #include "nspa_test.h"
@@ -68,12 +71,62 @@ static int child(const char *tag)
     return 0;
 }
 
+/* a source that cannot answer: stopped, then killed */
+static int child_stopped(const char *tag)
+{
+    HANDLE e = CreateEventA(NULL, TRUE, FALSE, NULL);
+    char path[4300];
+    vals_path(path, sizeof(path), tag);
+    FILE *f = fopen(path, "w");
+    if (!e || !f) return 1;
+    fprintf(f, "%lu\n", (unsigned long)(uintptr_t)e);
+    fclose(f);
+    SetEvent(named_event("ready", tag));
+    Sleep(30000);
+    return 0;
+}
+
+static void test_stopped(void)
+{
+    char tag[40], cmd[4400], path[4300];
+    snprintf(tag, sizeof(tag), "%d-stop", (int)getpid());
+    HANDLE ready = named_event("ready", tag);
+    snprintf(cmd, sizeof(cmd), "\"%s\" child-stopped %s", self, tag);
+    STARTUPINFOA si = { .cb = sizeof(si) };
+    PROCESS_INFORMATION pi;
+    REQUIRE(ready && CreateProcessA(NULL, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi));
+    HANDLE w[2] = { ready, pi.hProcess };
+    CHECK_EQ(WaitForMultipleObjects(2, w, FALSE, 20000), WAIT_OBJECT_0);
+    vals_path(path, sizeof(path), tag);
+    FILE *f = fopen(path, "r");
+    unsigned long ve = 0;
+    CHECK(f && fscanf(f, "%lu", &ve) == 1);
+    if (f) fclose(f);
+    unlink(path);
+    CHECK_EQ(kill((pid_t)pi.dwProcessId, SIGSTOP), 0);
+    HANDLE x = NULL;
+    ULONGLONG t0 = GetTickCount64();
+    SetLastError(0);
+    CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)ve, GetCurrentProcess(), &x, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CHECK_EQ(GetLastError(), WAIT_TIMEOUT);
+    ULONGLONG took = GetTickCount64() - t0;
+    CHECK(took >= 9000 && took < 30000);
+    CHECK(TerminateProcess(pi.hProcess, 3));                  /* SIGKILL: stopped or not */
+    CHECK_EQ(WaitForSingleObject(pi.hProcess, 20000), WAIT_OBJECT_0);
+    SetLastError(0);                                          /* gone: at once */
+    CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)ve, GetCurrentProcess(), &x, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CloseHandle(ready);
+    CloseHandle(pi.hProcess);
+    CloseHandle(pi.hThread);
+}
+
 int main(int argc, char **argv)
 {
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     REQUIRE(n > 0);
     self[n] = 0;
     if (argc == 3 && !strcmp(argv[1], "child-arena")) return child(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "child-stopped")) return child_stopped(argv[2]);
     char tag[32], cmd[4400], path[4300];
     snprintf(tag, sizeof(tag), "%d", (int)getpid());
     HANDLE ready = named_event("ready", tag), woke_p = named_event("woke", tag), go = named_event("go", tag),
@@ -134,6 +187,7 @@ int main(int argc, char **argv)
     CHECK_EQ(code, 0);
     HANDLE all[] = { e, s, m, q, ready, woke_p, go, done, rel, pi.hProcess, pi.hThread };
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) CHECK(CloseHandle(all[i]));
+    test_stopped();
     CHECK_EQ(nspa_check_namespace(), 0);
     return nspa_test_done();
 }
