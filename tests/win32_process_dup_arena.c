@@ -11,6 +11,7 @@
  * stopped (SIGSTOP) cannot answer: the call fails after the asker's bound (10 s) with
  * WAIT_TIMEOUT instead of hanging; one that dies while asked fails at once. */
 #include <windows.h>
+#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 #include "nspa/sync.h"
@@ -71,6 +72,31 @@ static int child(const char *tag)
     return 0;
 }
 
+/* every thread of @pid in the stopped state (a SIGSTOP takes effect thread by thread,
+ * after kill() returns) */
+static int all_stopped(DWORD pid)
+{
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/proc/%lu/task", (unsigned long)pid);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0, stopped = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char path[400], buf[512];
+        snprintf(path, sizeof(path), "%s/%s/stat", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        size_t len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+        if (f) fclose(f);
+        buf[len] = 0;
+        const char *p = strrchr(buf, ')');
+        n++;
+        stopped += p && (p[2] == 'T' || p[2] == 't');
+    }
+    closedir(d);
+    return n && n == stopped;
+}
+
 /* a source that cannot answer: stopped, then killed */
 static int child_stopped(const char *tag)
 {
@@ -104,6 +130,8 @@ static void test_stopped(void)
     if (f) fclose(f);
     unlink(path);
     CHECK_EQ(kill((pid_t)pi.dwProcessId, SIGSTOP), 0);
+    for (int k = 0; k < 500 && !all_stopped(pi.dwProcessId); k++) Sleep(10);
+    CHECK(all_stopped(pi.dwProcessId));
     HANDLE x = NULL;
     ULONGLONG t0 = GetTickCount64();
     SetLastError(0);

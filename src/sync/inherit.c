@@ -264,6 +264,8 @@ NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_
     reg_lock(ns);
     int r = -ESRCH;
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
+    /* a process that has ended has no handles, though no sweep took its slot yet */
+    if (s != UINT32_MAX && proc_gone(ns, s, (uint32_t)pid)) s = UINT32_MAX;
     if (s != UINT32_MAX) {
         uint32_t *l = i < LEDGER_DIR * LEDGER_CHUNK ? ledger_slot_of(ns, s, i, 0) : NULL;
         uint32_t v = l ? *l : 0;
