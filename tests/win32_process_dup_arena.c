@@ -143,6 +143,7 @@ static void test_stopped(void)
     CHECK_EQ(WaitForSingleObject(pi.hProcess, 20000), WAIT_OBJECT_0);
     SetLastError(0);                                          /* gone: at once */
     CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)ve, GetCurrentProcess(), &x, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
     CloseHandle(ready);
     CloseHandle(pi.hProcess);
     CloseHandle(pi.hThread);
