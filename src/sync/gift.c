@@ -218,6 +218,10 @@ NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_
     m.giver = (uint32_t)getpid();
     if (strlen(meta) >= sizeof(m.meta)) return -EINVAL;
     strcpy(m.meta, meta);
+    /* a child that has not attached will ask our request thread for a parked gift (a
+     * giver of files has arena objects: it runs already, as a rule) */
+    __atomic_store_n(&ask_wanted, 1, __ATOMIC_RELAXED);
+    ask_start(ns);
     reg_lock(ns);
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
     /* a child that has not attached has no mailbox yet: the gift is parked here */
@@ -271,8 +275,6 @@ static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;   /* the child's 
 /* Registry lock held (the handoff slot @hs cannot go meanwhile). */
 static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const char *meta, nspa_obj_t *remote)
 {
-    __atomic_store_n(&ask_wanted, 1, __ATOMIC_RELAXED);
-    ask_start(ns);                      /* the child asks our request thread */
     uint32_t i = 0, *l = remote_free_index(ns, hs, &i);
     if (!l) return -EMFILE;
     int r = -EMFILE;
