@@ -15,9 +15,9 @@
  * DUPLICATE_CLOSE_SOURCE and DUPLICATE_SAME_ACCESS as for those.
  *
  * The same thread serves DUPLICATE_CLOSE_SOURCE of a file, socket or pipe handle of
- * ours (ASK_TAKE): a descriptor cannot be closed from outside, so we send a copy of it
- * with its description (SCM_RIGHTS, as a gift) and then close our handle; the asker
- * makes its record over it. Without CLOSE_SOURCE the asker copies the descriptor with
+ * ours (ASK_TAKE): a descriptor cannot be closed from outside, so we close our handle
+ * and send a copy of its descriptor with its description (SCM_RIGHTS, as a gift); the
+ * asker makes its record over it. Without CLOSE_SOURCE the asker copies the descriptor with
  * pidfd_getfd and does not need us (fdmap.c).
  *
  * Why a thread: the asker must not depend on what our threads are doing — a process
@@ -78,9 +78,12 @@ static void ask_take(int c, uint32_t i)
     a.r = !o || __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) != NSPA_TYPE_FILE ? -EBADF
           : !give                                                            ? -EOPNOTSUPP
                                                                              : give(h, &fd, a.meta, sizeof(a.meta));
-    /* sent: the handle is closed (a close refused, a protected handle, leaves it open:
-     * the asker's copy stands, as NT's duplicate does then) */
-    if (!send_answer(c, &a, a.r ? -1 : fd) && !a.r) nspa_close(h);
+    /* closed before the answer goes (our copy of the descriptor stays): when the asker's
+     * DuplicateHandle returns, the handle is gone here, as on NT, where CLOSE_SOURCE
+     * closes it even if the copy then fails. A protected handle stays open (NT: the
+     * close is refused, the copy stands). */
+    if (!a.r) nspa_close(h);
+    send_answer(c, &a, a.r ? -1 : fd);
     if (fd >= 0) close(fd);
 }
 
