@@ -35,3 +35,6 @@ nspa_add_test(win32_process_std_null SOURCES tests/win32_process_std_null.c WIN3
 nspa_add_test(win32_access SOURCES tests/win32_access.c WIN32 TIMEOUT 60)
 nspa_add_test(win32_process_mutex_owner SOURCES tests/win32_process_mutex_owner.c WIN32 THREADED TIMEOUT 90)
 nspa_add_test(win32_process_close_source SOURCES tests/win32_process_close_source.c WIN32 TIMEOUT 60)
+nspa_add_test(win32_process_dup_race SOURCES tests/win32_process_dup_race.c WIN32 THREADED TIMEOUT 90)
+nspa_add_test(win32_process_dup_access SOURCES tests/win32_process_dup_access.c WIN32 TIMEOUT 60)
+nspa_add_test(win32_process_dup_arena SOURCES tests/win32_process_dup_arena.c WIN32 THREADED TIMEOUT 60)

@@ -3,11 +3,15 @@
  * the fd map says which descriptor the value stands for and pidfd_getfd copies it.
  * The copy is the same open file description (the file pointer moves for both), keeps
  * the record's kind and flags (an overlapped file stays overlapped, a pipe write end
- * delivers to the source's read end, a UDP socket keeps its bound port); a value that
- * names a sync object of the source's own arena or nothing is ERROR_INVALID_HANDLE;
- * DUPLICATE_CLOSE_SOURCE of a file there is ERROR_NOT_SUPPORTED and leaves it open; a
- * source the kernel will not let us take from (not dumpable, and the caller without
- * CAP_SYS_PTRACE) gives ERROR_ACCESS_DENIED; the source's fd map file goes with it. */
+ * delivers to the source's read end, a UDP socket keeps its bound port); a sync object
+ * of the source's own arena comes too (the source grows it when asked: its request
+ * thread answers while its main thread sleeps; tests/win32_process_dup_arena.c); a
+ * value that names nothing is ERROR_INVALID_HANDLE;
+ * DUPLICATE_CLOSE_SOURCE of a file there: the source sends it and closes its handle
+ * (src/sync/ask.c; the overlapped file: still overlapped here, gone there); a source
+ * the kernel will not let us take from (not dumpable, and the caller without
+ * CAP_SYS_PTRACE) gives ERROR_ACCESS_DENIED, but DUPLICATE_CLOSE_SOURCE, which the
+ * source serves itself, works there too; the source's fd map file goes with it. */
 #include <windows.h>
 #include <winsock2.h>
 #include <glob.h>
@@ -62,7 +66,7 @@ static int child(const char *tag, int undumpable)
     int al = sizeof(a);
     if (s == INVALID_SOCKET || bind(s, (struct sockaddr *)&a, sizeof(a)) || getsockname(s, (struct sockaddr *)&a, &al))
         return 4;
-    HANDLE ev = CreateEventA(NULL, FALSE, FALSE, NULL);          /* of its arena: not visible */
+    HANDLE ev = CreateEventA(NULL, FALSE, FALSE, NULL);          /* of its arena: grown when asked */
     FILE *o = fopen(vals, "w");
     if (!o) return 5;
     fprintf(o, "%lu %lu %lu %lu %lu %u\n", (unsigned long)(uintptr_t)f, (unsigned long)(uintptr_t)ov,
@@ -71,12 +75,17 @@ static int child(const char *tag, int undumpable)
     HANDLE go = named_event("go", tag);
     SetEvent(named_event("ready", tag));
     if (WaitForSingleObject(go, 20000) != WAIT_OBJECT_0) return 6;
-    if (undumpable) return 0;
+    if (undumpable) {
+        SetLastError(0);                                          /* taken with CLOSE_SOURCE */
+        return CloseHandle(f) || GetLastError() != ERROR_INVALID_HANDLE ? 21 : 0;
+    }
     /* the parent wrote "def" through its copy: our pointer moved with it (one file) */
     if (pos(f, 0, FILE_CURRENT) != 6) return 7;
     char buf[8] = { 0 };
     if (!ReadFile(pr, buf, 3, &n, NULL) || n != 3 || memcmp(buf, "via", 3)) return 8;   /* its pipe copy */
-    if (!CloseHandle(f) || !CloseHandle(ov) || !CloseHandle(pr) || !CloseHandle(pw)) return 9;   /* all ours still */
+    if (!CloseHandle(f) || !CloseHandle(pr) || !CloseHandle(pw)) return 9;   /* ours still */
+    SetLastError(0);
+    if (CloseHandle(ov) || GetLastError() != ERROR_INVALID_HANDLE) return 10;   /* taken with CLOSE_SOURCE */
     closesocket(s);
     CloseHandle(ev);
     return 0;
@@ -170,20 +179,28 @@ static void test_take(void)
     int al = sizeof(a);
     CHECK_EQ(getsockname((SOCKET)(uintptr_t)s, (struct sockaddr *)&a, &al), 0);
     CHECK_EQ(ntohs(a.sin_port), v[5]);
-    /* an event of its arena, a value naming nothing */
-    SetLastError(0);
-    CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)v[4], GetCurrentProcess(), &x, 0, FALSE,
-                           DUPLICATE_SAME_ACCESS));
-    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+    /* an event of its arena (grown when asked), a value naming nothing */
+    CHECK(DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)v[4], GetCurrentProcess(), &x, 0, FALSE,
+                          DUPLICATE_SAME_ACCESS));
+    CHECK_EQ(WaitForSingleObject(x, 0), WAIT_TIMEOUT);
+    CHECK(CloseHandle(x));
     SetLastError(0);
     CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)0x7ff0, GetCurrentProcess(), &x, 0, FALSE,
                            DUPLICATE_SAME_ACCESS));
     CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
-    /* DUPLICATE_CLOSE_SOURCE: its descriptor cannot be closed from here */
+    /* DUPLICATE_CLOSE_SOURCE: the source sends it and closes its handle; the copy is
+     * the overlapped file still, one more record of that description */
+    HANDLE ov2 = NULL;
+    CHECK(DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)v[1], GetCurrentProcess(), &ov2, 0, FALSE,
+                          DUPLICATE_SAME_ACCESS | DUPLICATE_CLOSE_SOURCE));
     SetLastError(0);
-    CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)v[0], GetCurrentProcess(), &x, 0, FALSE,
+    CHECK(!ReadFile(ov2, b, 1, &n, NULL));
+    CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);
+    CHECK(CloseHandle(ov2));
+    SetLastError(0);                                            /* closed there: a second time finds nothing */
+    CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)v[1], GetCurrentProcess(), &x, 0, FALSE,
                            DUPLICATE_SAME_ACCESS | DUPLICATE_CLOSE_SOURCE));
-    CHECK_EQ(GetLastError(), ERROR_NOT_SUPPORTED);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
     CHECK_EQ(finish(tag, &pi), 0);                              /* its checks passed */
     CHECK_EQ(maps_of(pi.dwProcessId), 0);                       /* its map went with it */
     /* our copy outlives the source */
@@ -221,6 +238,13 @@ static void test_refused(void)
     CHECK(!DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)v[0], GetCurrentProcess(), &x, 0, FALSE,
                            DUPLICATE_SAME_ACCESS));
     CHECK_EQ(GetLastError(), ERROR_ACCESS_DENIED);
+    /* with DUPLICATE_CLOSE_SOURCE the source sends it itself: no ptrace right needed */
+    CHECK(DuplicateHandle(pi.hProcess, (HANDLE)(uintptr_t)v[0], GetCurrentProcess(), &x, 0, FALSE,
+                          DUPLICATE_SAME_ACCESS | DUPLICATE_CLOSE_SOURCE));
+    DWORD n = 0;
+    char b[4] = { 0 };
+    CHECK(pos(x, 0, FILE_BEGIN) == 0 && ReadFile(x, b, 3, &n, NULL) && n == 3 && !memcmp(b, "abc", 3));
+    CHECK(CloseHandle(x));
     CHECK_EQ(finish(tag, &pi), 0);
     paths(vals, data, sizeof(vals), tag);
     unlink(data);

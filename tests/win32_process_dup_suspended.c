@@ -2,15 +2,27 @@
  * as on Windows, the handles can be given before ResumeThread and the child finds them
  * under the values DuplicateHandle returned (an unnamed event it signals, a named mutex
  * it takes), not inheritable (bInheritHandle FALSE), next to the handles it inherited
- * (bInheritHandles TRUE: inheritable); a file into it is ERROR_NOT_SUPPORTED (it has no
- * mailbox before it runs); a suspended child terminated before it ran gives back every
- * reference it was given (nspa_check_namespace). */
+ * (bInheritHandles TRUE: inheritable); a file into it is parked with the parent until
+ * the child fetches it after it attaches (one file description: the pointer the child
+ * moves is the parent's); a suspended child terminated before it ran gives back every
+ * reference it was given (nspa_check_namespace), and the file parked for it is closed. */
 #include <windows.h>
+#include <dirent.h>
 #include <unistd.h>
 #include "nspa/sync.h"
 #include "nspa_test.h"
 
 static char self[4096];
+
+static int count_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1;                                                   /* the directory's own */
+}
 
 static void vals_path(char *out, size_t cap, const char *tag) { snprintf(out, cap, "%s.ds-%s", self, tag); }
 
@@ -20,10 +32,14 @@ static int child(const char *tag)
     char path[4300];
     vals_path(path, sizeof(path), tag);
     FILE *f = fopen(path, "r");
-    unsigned long ve = 0, vm = 0, vi = 0;
-    if (!f || fscanf(f, "%lu %lu %lu", &ve, &vm, &vi) != 3) return 1;
+    unsigned long ve = 0, vm = 0, vi = 0, vf = 0;
+    if (!f || fscanf(f, "%lu %lu %lu %lu", &ve, &vm, &vi, &vf) != 4) return 1;
     fclose(f);
     HANDLE e = (HANDLE)(uintptr_t)ve, m = (HANDLE)(uintptr_t)vm, in = (HANDLE)(uintptr_t)vi;
+    HANDLE file = (HANDLE)(uintptr_t)vf;                               /* fetched from the parent */
+    DWORD n = 0;
+    if (GetFileType(file) != FILE_TYPE_DISK || !WriteFile(file, "def", 3, &n, NULL) || n != 3) return 8;
+    if (!CloseHandle(file)) return 9;
     DWORD fl = 99;
     if (!GetHandleInformation(e, &fl) || fl != 0) return 2;          /* given: not inheritable */
     if (vi && (!GetHandleInformation(in, &fl) || !(fl & HANDLE_FLAG_INHERIT))) return 3;   /* inherited */
@@ -47,15 +63,24 @@ static void run(int inherit, const char *tag)
     STARTUPINFOA si = { .cb = sizeof(si) };
     PROCESS_INFORMATION pi;
     REQUIRE(CreateProcessA(NULL, cmd, NULL, NULL, inherit, CREATE_SUSPENDED, NULL, NULL, &si, &pi));
-    HANDLE re = NULL, rm = NULL;
+    HANDLE re = NULL, rm = NULL, rf = NULL;
     CHECK(DuplicateHandle(GetCurrentProcess(), e, pi.hProcess, &re, 0, FALSE, DUPLICATE_SAME_ACCESS));
     CHECK(DuplicateHandle(GetCurrentProcess(), m, pi.hProcess, &rm, 0, FALSE, DUPLICATE_SAME_ACCESS));
     CHECK(re != NULL && rm != NULL && re != rm);
+    /* a file: parked here until the child fetches it; one file description (the
+     * pointer the child moves is ours) */
+    char dpath[4300];
+    snprintf(dpath, sizeof(dpath), "%s.ds-%s.dat", self, tag);
+    HANDLE file = CreateFileA(dpath, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    DWORD n = 0;
+    REQUIRE(file != INVALID_HANDLE_VALUE);
+    CHECK(WriteFile(file, "abc", 3, &n, NULL) && n == 3);
+    CHECK(DuplicateHandle(GetCurrentProcess(), file, pi.hProcess, &rf, 0, FALSE, DUPLICATE_SAME_ACCESS));
     vals_path(path, sizeof(path), tag);
     FILE *f = fopen(path, "w");
     REQUIRE(f);
-    fprintf(f, "%lu %lu %lu\n", (unsigned long)(uintptr_t)re, (unsigned long)(uintptr_t)rm,
-            (unsigned long)(uintptr_t)in);
+    fprintf(f, "%lu %lu %lu %lu\n", (unsigned long)(uintptr_t)re, (unsigned long)(uintptr_t)rm,
+            (unsigned long)(uintptr_t)in, (unsigned long)(uintptr_t)rf);
     fclose(f);
     CHECK_EQ(WaitForSingleObject(e, 100), WAIT_TIMEOUT);           /* it has not run */
     CHECK_EQ(ResumeThread(pi.hThread), 1);
@@ -64,6 +89,11 @@ static void run(int inherit, const char *tag)
     CHECK(GetExitCodeProcess(pi.hProcess, &code));
     CHECK_EQ(code, 0);
     CHECK_EQ(WaitForSingleObject(e, 0), WAIT_OBJECT_0);            /* it signaled our event */
+    LARGE_INTEGER at = { 0 };
+    CHECK(SetFilePointerEx(file, (LARGE_INTEGER){ 0 }, &at, FILE_CURRENT));
+    CHECK_EQ(at.QuadPart, 6);                                       /* it wrote "def" through its copy */
+    CloseHandle(file);
+    unlink(dpath);
     if (in) CHECK_EQ(WaitForSingleObject(in, 0), WAIT_OBJECT_0);
     unlink(path);
     CloseHandle(pi.hProcess);
@@ -81,6 +111,7 @@ static void never_runs(const char *tag)
     snprintf(name, sizeof(name), "nspa-ds-never-%s", tag);
     HANDLE m = CreateMutexA(NULL, FALSE, name);
     REQUIRE(m);
+    int base = count_fds();
     STARTUPINFOA si = { .cb = sizeof(si) };
     PROCESS_INFORMATION pi;
     REQUIRE(CreateProcessA(NULL, cmd, NULL, NULL, FALSE, CREATE_SUSPENDED, NULL, NULL, &si, &pi));
@@ -89,15 +120,16 @@ static void never_runs(const char *tag)
     snprintf(fpath, sizeof(fpath), "%s.ds-%s.dat", self, tag);
     HANDLE file = CreateFileA(fpath, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
     REQUIRE(file != INVALID_HANDLE_VALUE);
-    SetLastError(0);
-    CHECK(!DuplicateHandle(GetCurrentProcess(), file, pi.hProcess, &rf, 0, FALSE, DUPLICATE_SAME_ACCESS));
-    CHECK_EQ(GetLastError(), ERROR_NOT_SUPPORTED);
+    int fds = count_fds();
+    CHECK(DuplicateHandle(GetCurrentProcess(), file, pi.hProcess, &rf, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CHECK_EQ(count_fds(), fds + 1);                                 /* parked here */
     CloseHandle(file);
     unlink(fpath);
     CHECK(TerminateProcess(pi.hProcess, 5));
     CHECK_EQ(WaitForSingleObject(pi.hProcess, 20000), WAIT_OBJECT_0);
     CloseHandle(pi.hProcess);
     CloseHandle(pi.hThread);
+    CHECK_EQ(count_fds(), base);                                    /* never fetched: gone with it */
     /* its reference went with it: our close removes the name */
     CHECK(CloseHandle(m));
     SetLastError(0);

@@ -131,6 +131,23 @@ NSPA_HIDDEN void nspa_pi_mutex_init(pthread_mutex_t *m)
     pthread_mutexattr_destroy(&a);
 }
 
+NSPA_HIDDEN int nspa_service_thread(void *(*fn)(void *), void *arg, const char *name)
+{
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 512 * 1024);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    int r = pthread_create(&t, &a, fn, arg);
+    if (!r) pthread_setname_np(t, name);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&a);
+    return r;
+}
+
 NSPA_HIDDEN int nspa_thread_detached(void *(*fn)(void *), void *arg, pthread_t *out)
 {
     pthread_attr_t a;

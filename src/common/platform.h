@@ -176,5 +176,9 @@ NSPA_HIDDEN void nspa_pi_mutex_init(pthread_mutex_t *m);
 /* Start @fn(@arg) on a detached thread (the library's service threads), its id in
  * *@out if not NULL: 0 or pthread_create's error number. */
 NSPA_HIDDEN int nspa_thread_detached(void *(*fn)(void *), void *arg, pthread_t *out);
+/* A library service thread: detached, a 512 KiB stack (sanitizer runtimes need room),
+ * every signal blocked (none meant for the program lands there), named @name. 0 or an
+ * errno value. */
+NSPA_HIDDEN int nspa_service_thread(void *(*fn)(void *), void *arg, const char *name);
 
 #endif

@@ -292,9 +292,27 @@ NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t *remote)
     return r;
 }
 
+/* the source side of DUPLICATE_CLOSE_SOURCE from another process (src/sync/ask.c):
+ * a copy of handle @h's descriptor and its description, to send before the close */
+static int give_out(nspa_obj_t h, int *fd, char *meta, size_t cap)
+{
+    int err = 0;
+    struct io_file *f = io_file_get(h, &err);
+    if (!f) return err;
+    int r = -EOPNOTSUPP;                              /* completion ports stay here */
+    if (f->fd >= 0 && !f->is_port) {
+        describe(f, meta, cap);
+        *fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
+        r = *fd < 0 ? -errno : 0;
+    }
+    io_file_put(f);
+    return r;
+}
+
 __attribute__((constructor)) static void io_inherit_attach(void)
 {
     nspa__set_gift_hook(adopt_gift);
+    nspa__set_give_hook(give_out);
     const char *v = getenv("NSPA_IOINHERIT"), *p;
     if (v && from_parent(v, &p)) {
         while (*p) {
@@ -315,4 +333,5 @@ __attribute__((constructor)) static void io_inherit_attach(void)
         startup_std = 1;                              /* GetStartupInfo says so */
     }
     if (v) unsetenv("NSPA_STDH");
+    nspa__gift_fetch_parked();                        /* if attached already: files given while suspended */
 }

@@ -57,7 +57,7 @@ NSPA_EXPORT int nspa_check_namespace(void)
             uint32_t *chunk = ns->chunks + (size_t)(pr->ledger[c] - 1) * LEDGER_CHUNK;
             for (uint32_t k = 0; k < LEDGER_CHUNK; k++) {
                 uint32_t v = chunk[k];
-                if (!v || v == GIFT_MARK || v == GIFT_HELD) continue;   /* not objects (gift.c) */
+                if (!v || v > MAX_OBJECTS) continue;   /* not objects (gift.c, LEDGER_REVOKED) */
                 CHECKV(v - 1 < h->obj_hwm && ns->objs[v - 1].type, "process %u: handle names a free object", p);
                 if (v - 1 < h->obj_hwm) seen[v - 1]++;
             }

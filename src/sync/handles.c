@@ -83,6 +83,7 @@ static int h_set(uint32_t i, struct sobj *o)
         struct ns *ns = nspa_ns;
         uint32_t *l = ns ? ledger_slot(ns, i, 1) : NULL;
         if (!l) return -EMFILE;
+        ledger_set_access(ns, l, H_ACCESS_ALL);
         jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
     }
     struct hent *e = hent_of(i);
@@ -201,7 +202,8 @@ static struct sobj *h_install_locked(struct ns *ns, uint32_t i, uint32_t flags)
     if (cur) return cur == o ? o : NULL;         /* our own handle holds the index */
     if (i < h_hwm) h_unfree(i);
     e->flags = flags;
-    __atomic_store_n(&e->access, H_ACCESS_ALL, __ATOMIC_RELAXED);
+    /* the access its giver granted (inherited: the parent handle's) */
+    __atomic_store_n(&e->access, __atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     atomic_store_explicit(&e->obj, o, memory_order_release);
     h_count++;
     if (i + 1 > h_top) h_top = i + 1;
@@ -225,6 +227,7 @@ NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
         /* a file, socket or pipe another process gave us (gift.c): in our mailbox until
          * now, or placed by another thread's drain meanwhile */
         if (v == GIFT_MARK) gift_drain(ns);
+        else if (v == GIFT_PARKED) gift_fetch_parked(ns);
         struct sobj *o = h_at(i, NULL);
         return o && __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) ? o : NULL;
     }
@@ -234,6 +237,27 @@ NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i)
     pthread_mutex_unlock(&h_lock);
     reg_unlock(ns);
     return o && o->type ? o : NULL;
+}
+
+/* The object behind handle @h for a caller that holds the registry lock (the second
+ * look of nspa_dup and nspa__dup_to_process): the table only. A miss is a handle closed
+ * meanwhile, even when the ledger has an entry at that index now (a handle another
+ * process gave since, not yet used): installing it would take the registry lock again
+ * (h_lookup_remote), a self-deadlock. A forwarder is followed; a revoked handle misses
+ * (its ledger entry is stable under the lock). */
+NSPA_HIDDEN struct sobj *h_lookup_locked(struct ns *ns, nspa_obj_t h)
+{
+    if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return NULL;
+    uint32_t i = (h >> 2) - 1;
+    struct sobj *o = h_at(i, NULL);
+    uint8_t type = o ? __atomic_load_n(&o->type, __ATOMIC_ACQUIRE) : 0;
+    if (!type) return NULL;
+    if (type == OBJ_FORWARD) o = obj_forward_target(o);
+    if (o->in_region && ns->proc != UINT32_MAX) {
+        uint32_t *l = ledger_slot(ns, i, 0);
+        if (l && *l == LEDGER_REVOKED) return NULL;
+    }
+    return o;
 }
 
 /* A child's attach with inherited handles (procs.c; registry lock held): every entry
@@ -250,7 +274,7 @@ NSPA_HIDDEN void h_adopt_ledger(struct ns *ns)
         for (uint32_t k = 0; k < LEDGER_CHUNK; k++) {
             if (!chunk[k]) continue;
             if (chunk[k] > MAX_OBJECTS) {             /* not an object (gift.c) */
-                jset32(ns, &chunk[k], 0);
+                if (chunk[k] != GIFT_PARKED) jset32(ns, &chunk[k], 0);   /* fetched after the attach */
                 continue;
             }
             uint32_t i = c * LEDGER_CHUNK + k;
@@ -349,7 +373,7 @@ NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags)
     return o;
 }
 
-/* The gift of ledger index @i (GIFT_MARK) came as handle @tmp to a local object (0: it
+/* The gift of ledger index @i (GIFT_MARK or GIFT_PARKED) came as handle @tmp to a local object (0: it
  * could not be taken): the object moves to index @i, whose ledger entry says GIFT_HELD
  * from now on; or the mark goes. No lock held (gift.c). */
 NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
@@ -358,7 +382,7 @@ NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
     int ok = 0;
     reg_lock(ns);
     uint32_t *l = i >= REMOTE_BASE && i < LEDGER_DIR * LEDGER_CHUNK ? ledger_slot(ns, i, 0) : NULL;
-    if (l && *l == GIFT_MARK) {
+    if (l && (*l == GIFT_MARK || *l == GIFT_PARKED)) {
         pthread_mutex_lock(&h_lock);
         struct hent *e = tmp ? hent_of(j) : NULL, *d = NULL;
         struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
@@ -390,6 +414,7 @@ NSPA_HIDDEN uint32_t h_switch(struct sobj *from, struct sobj *to)
         if (!e || atomic_load_explicit(&e->obj, memory_order_relaxed) != from) continue;
         uint32_t *l = ledger_slot(ns, i, 1);
         if (!l) continue;                      /* no ledger room: it keeps the forwarder */
+        ledger_set_access(ns, l, __atomic_load_n(&e->access, __ATOMIC_RELAXED));
         jset32(ns, l, (uint32_t)(to - ns->objs) + 1);
         jset32(ns, (uint32_t *)&to->refs, to->refs + 1);
         atomic_store_explicit(&e->obj, to, memory_order_release);
@@ -433,6 +458,7 @@ NSPA_HIDDEN int h_fork_refs(void)
             h_count--;
             continue;
         }
+        ledger_set_access(ns, l, __atomic_load_n(&e->access, __ATOMIC_RELAXED));
         jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
         jset32(ns, (uint32_t *)&o->refs, o->refs + 1);
         if ((i & 1023) == 1023) { reg_unlock(ns); reg_lock(ns); }
@@ -562,9 +588,10 @@ NSPA_EXPORT int nspa_dup(nspa_obj_t h, nspa_obj_t *out)
     for (;;) {
         struct sobj *o = h_lookup(h);
         if (!o) return -EBADF;
+        nspa__test_point("dup_looked");
         struct ns *ns = o->in_region ? nspa_ns : NULL;
         if (ns) reg_lock(ns);
-        struct sobj *now = h_lookup(h);
+        struct sobj *now = ns ? h_lookup_locked(ns, h) : h_lookup(h);
         int r = -EBADF;
         if (now == o) {                /* still open: take a reference, then a handle */
             obj_ref(o);
@@ -596,9 +623,18 @@ NSPA_HIDDEN int nspa__handle_set_access(nspa_obj_t h, uint32_t access)
 {
     if ((h & 3) || !h || ((h >> 2) - 1) >= H_DIR * H_CHUNK) return -EBADF;
     pthread_mutex_lock(&h_lock);
-    struct hent *e = hent_of((h >> 2) - 1);
-    int r = e && atomic_load_explicit(&e->obj, memory_order_relaxed) ? 0 : -EBADF;
+    uint32_t i = (h >> 2) - 1;
+    struct hent *e = hent_of(i);
+    struct sobj *o = e ? atomic_load_explicit(&e->obj, memory_order_relaxed) : NULL;
+    int r = o ? 0 : -EBADF;
     if (!r) __atomic_store_n(&e->access, access, __ATOMIC_RELAXED);
+    /* a handle with a ledger entry: the entry's copy too (another process's
+     * DuplicateHandle with DUPLICATE_SAME_ACCESS reads it there) */
+    struct ns *ns = nspa_ns;
+    if (!r && ns && ns->proc != UINT32_MAX && __atomic_load_n(&o->in_region, __ATOMIC_RELAXED)) {
+        uint32_t *l = ledger_slot(ns, i, 0);
+        if (l) ledger_set_access(ns, l, access);
+    }
     pthread_mutex_unlock(&h_lock);
     return r;
 }

@@ -160,6 +160,8 @@ NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot_out, int inherit)
             r = -ENOSPC;
             break;
         }
+        /* the child's handle has the parent's access (as NT's inheritance) */
+        ledger_set_access(ns, l, __atomic_load_n(&hent_of(i)->access, __ATOMIC_RELAXED));
         jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
         obj_ref(o);
         if ((i & 1023) == 1023) { reg_unlock(ns); reg_lock(ns); }
@@ -201,24 +203,32 @@ NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child)
     struct ns_proc *p = &ns->procs[slot];
     if (p->handoff && p->pid == (uint32_t)child) proc_release(ns, slot);   /* it never attached */
     reg_unlock(ns);
+    gift_unpark_all((uint32_t)child);      /* files parked for it that it never fetched */
 }
 
 /* ---- DuplicateHandle across processes --------------------------------------------- */
 
-/* Put a handle to @h's object into process @pid: *@remote gets its value there. */
-NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remote)
+/* Put a handle to @h's object into process @pid, with NT access mask @access (the
+ * caller's choice: the one asked for, or @h's for DUPLICATE_SAME_ACCESS): *@remote gets
+ * its value there; the mask is enforced there as for a handle made there. */
+NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, uint32_t access, nspa_obj_t *remote)
 {
     struct ns *ns = attached();
     if (!ns) return ns_error();
+    /* a first look without the lock installs a handle given to us and not used yet */
     struct sobj *o = h_lookup(h);
     if (!o) return -EBADF;
+    nspa__test_point("dup_to_process_looked");
     reg_lock(ns);
     int r = -ESRCH;
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
     /* a child that has not attached yet (CREATE_SUSPENDED): its parent's slot for it,
      * which it adopts when it attaches, from REMOTE_BASE on as for a running process */
     if (s == UINT32_MAX) s = proc_handoff_of_pid(ns, (uint32_t)pid);
-    if (h_lookup(h) != o || !o->type) {
+    /* the object again, under the lock (closed meanwhile: -EBADF; grown into the
+     * region meanwhile: the region object) */
+    o = h_lookup_locked(ns, h);
+    if (!o || !o->type) {
         r = -EBADF;
     } else if (local_only(o)) {
         r = -EOPNOTSUPP;                         /* a file descriptor cannot go this way */
@@ -228,6 +238,7 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
         uint32_t i = 0, *l = remote_free_index(ns, s, &i);
         r = -EMFILE;
         if (l) {
+            ledger_set_access(ns, l, access);
             jset32(ns, l, (uint32_t)(o - ns->objs) + 1);
             obj_ref(o);
             *remote = (i + 1) << 2;
@@ -242,8 +253,9 @@ NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remo
  * handle there is closed (DUPLICATE_CLOSE_SOURCE): its reference moves to our copy, its
  * ledger entry says LEDGER_REVOKED and its revocation count moves: its next lookup of
  * that value fails (h_revoked_slow), and its table drops the entry then or at its next
- * close or miss (handles.c). */
-NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close)
+ * close or miss (handles.c). *@access (if not NULL) gets the access mask of the handle
+ * there (DUPLICATE_SAME_ACCESS); our copy has every right until the caller sets one. */
+NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close, uint32_t *access)
 {
     struct ns *ns = attached();
     if (!ns) return ns_error();
@@ -252,14 +264,17 @@ NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_
     reg_lock(ns);
     int r = -ESRCH;
     uint32_t s = proc_slot_of_pid(ns, (uint32_t)pid);
+    /* a process that has ended has no handles, though no sweep took its slot yet */
+    if (s != UINT32_MAX && proc_gone(ns, s, (uint32_t)pid)) s = UINT32_MAX;
     if (s != UINT32_MAX) {
         uint32_t *l = i < LEDGER_DIR * LEDGER_CHUNK ? ledger_slot_of(ns, s, i, 0) : NULL;
         uint32_t v = l ? *l : 0;
         /* not in its ledger: no handle, or one to an object of its own arena; a file,
          * socket or pipe it was given (gift.c): a descriptor of its own, out of reach */
-        r = v == GIFT_HELD || v == GIFT_MARK ? -EOPNOTSUPP : -EBADF;
+        r = v == GIFT_HELD || v == GIFT_MARK || v == GIFT_PARKED ? -EOPNOTSUPP : -EBADF;
         if (v && v <= MAX_OBJECTS && ns->objs[v - 1].type) {
             struct sobj *o = &ns->objs[v - 1];
+            if (access) *access = __atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED);
             if (!close) obj_ref(o);
             r = h_alloc(o, out);
             if (r && !close) obj_unref(o);

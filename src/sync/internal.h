@@ -123,6 +123,7 @@ static inline struct hent *hent_of(uint32_t i)
 }
 
 NSPA_HIDDEN struct sobj *h_lookup_remote(uint32_t i);
+NSPA_HIDDEN struct sobj *h_lookup_locked(struct ns *ns, nspa_obj_t h);
 /* Revocations: another process closed handles of ours (DUPLICATE_CLOSE_SOURCE, inherit.c)
  * and bumped this process's count in the region (@word; a zero of our own while not
  * attached); @seen is the count the table has caught up with. The lookup compares the
@@ -191,6 +192,17 @@ NSPA_HIDDEN int h_alloc(struct sobj *o, nspa_obj_t *out); /* the caller took the
 NSPA_HIDDEN int h_flags(nspa_obj_t h, uint32_t mask, uint32_t set, uint32_t *old);
 NSPA_HIDDEN void h_after_fork_child(void);
 NSPA_HIDDEN uint32_t *ledger_slot_of(struct ns *ns, uint32_t slot, uint32_t i, int make);
+/* The access mask of ledger entry @l (the parallel array of the region: only pages of
+ * chunks in use are real). Written before the entry by whoever writes the entry (a
+ * handle given to a process has the mask its giver granted; the process's own handles
+ * keep theirs there too, for a DUPLICATE_SAME_ACCESS from another process); read when
+ * the entry is installed in a table. A plain word: a store not journaled (a rolled-back
+ * entry makes it meaningless). */
+static inline uint32_t *ledger_access(struct ns *ns, const uint32_t *l) { return ns->access + (l - ns->chunks); }
+static inline void ledger_set_access(struct ns *ns, const uint32_t *l, uint32_t access)
+{
+    __atomic_store_n(ledger_access(ns, l), access, __ATOMIC_RELAXED);
+}
 NSPA_HIDDEN void h_adopt_ledger(struct ns *ns);
 NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags);
 NSPA_HIDDEN uint32_t h_high_water(void);
@@ -204,6 +216,32 @@ NSPA_HIDDEN void gift_close(void);
 NSPA_HIDDEN void gift_after_fork_child(void);
 NSPA_HIDDEN void gift_forget(struct ns *ns, const struct ns_proc *p);
 NSPA_HIDDEN void gift_drain(struct ns *ns);
+NSPA_HIDDEN int gift_adopt(int fd, const char *meta, nspa_obj_t *tmp);
+NSPA_HIDDEN int sock_send_fd(int c, const void *msg, size_t len, int fd);
+NSPA_HIDDEN ssize_t sock_recv_fd(int c, void *msg, size_t len, int *fd);
+NSPA_HIDDEN int sock_peer_is(int c, uint32_t pid);
+/* descriptors parked for children that have not attached yet (gift.c) */
+NSPA_HIDDEN void gift_fetch_parked(struct ns *ns);
+NSPA_HIDDEN int gift_unpark(uint32_t child, uint32_t index, int *fd, char *meta, size_t cap);
+NSPA_HIDDEN void gift_unpark_all(uint32_t child);
+NSPA_HIDDEN int ask_parked(int32_t parent, uint32_t index, nspa_obj_t *tmp);
+struct sockaddr_un;
+NSPA_HIDDEN int proc_sock_addr(const struct ns *ns, const char *what, uint32_t pid, uint64_t start,
+                               struct sockaddr_un *a);
+/* another process asks this one to grow an arena object it names (ask.c) */
+extern int ask_wanted NSPA_HIDDEN;
+NSPA_HIDDEN void ask_start(struct ns *ns);
+NSPA_HIDDEN void ask_close(void);
+NSPA_HIDDEN void ask_after_fork_child(void);
+static inline void ask_want(void)
+{
+    /* the first arena object: an attached process starts its request service */
+    if (__builtin_expect(!__atomic_load_n(&ask_wanted, __ATOMIC_RELAXED), 0)) {
+        __atomic_store_n(&ask_wanted, 1, __ATOMIC_RELAXED);
+        struct ns *ns = nspa_ns;
+        if (ns && ns->proc != UINT32_MAX) ask_start(ns);
+    }
+}
 NSPA_HIDDEN uint32_t *remote_free_index(struct ns *ns, uint32_t slot, uint32_t *index);
 NSPA_HIDDEN void h_close_all(void);
 /* the fd map: descriptors of this process's file handles, for other processes'

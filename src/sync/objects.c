@@ -237,6 +237,8 @@ static int create_unnamed(int type, uint64_t word, uint32_t max, uint32_t ext, n
     if (r) {
         __atomic_store_n(&o->type, 0, __ATOMIC_RELEASE);
         obj_release_record(o);
+    } else {
+        ask_want();
     }
     return r;
 }

@@ -243,6 +243,7 @@ static int attach_locked(void)
         h_adopt_ledger(ns);                /* the inherited handles, same values */
         reg_unlock(ns);
         gift_open(ns);
+        ask_start(ns);
         fdmap_fill();
         return 0;
     }
@@ -263,6 +264,7 @@ static int attach_locked(void)
     h_revoke_attach(ns);
     reg_unlock(ns);
     gift_open(ns);
+    ask_start(ns);
     fdmap_fill();
     return 0;
 }
@@ -295,7 +297,11 @@ NSPA_HIDDEN struct ns *ns_get(void)
  * an inherited handle's value first. */
 __attribute__((constructor)) static void inherit_attach(void)
 {
-    if (getenv("NSPA_INHERIT")) ns_get();
+    if (!getenv("NSPA_INHERIT")) return;
+    /* files given before we ran (if the I/O module is up: else its constructor does
+     * it), out of the attach lock: their records are objects of ours */
+    struct ns *ns = ns_get();
+    if (ns) gift_fetch_parked(ns);
 }
 
 NSPA_HIDDEN int ns_error(void) { return ns_err ? ns_err : -EACCES; }
@@ -328,6 +334,7 @@ static void fork_child(void)
     thr_after_fork_child();
     h_after_fork_child();
     gift_after_fork_child();
+    ask_after_fork_child();
     fdmap_after_fork_child();
     reaper_after_fork();
     if (nspa_ns) {
@@ -357,7 +364,10 @@ NSPA_HIDDEN void procs_fork_fixup(void)
                 h_revoke_attach(ns);
             }
             reg_unlock(ns);
-            if (slot != UINT32_MAX) gift_open(ns);
+            if (slot != UINT32_MAX) {
+                gift_open(ns);
+                ask_start(ns);
+            }
             if (slot == UINT32_MAX) {
                 ns_err = -EMFILE;
                 __atomic_store_n(&nspa_ns, NULL, __ATOMIC_RELEASE);
@@ -383,6 +393,7 @@ static void at_exit(void)
     nspa__thread_unregister();
     h_close_all();
     gift_close();
+    ask_close();
     fdmap_close();
     struct ns *ns = nspa_ns;
     if (!ns || ns->proc == UINT32_MAX) return;

@@ -152,6 +152,7 @@ NSPA_HIDDEN void q_remove(struct sobj *o, struct went *e)
     struct thr *t = went_thr(e);
     if (t->kind == WAIT_ALL && e->idx < t->count && o->nall) o->nall--;
     __atomic_store_n(&e->obj, 0, __ATOMIC_RELEASE);          /* rule 5: after unlinking */
+    NSPA_TSAN_RELEASE(&nspa__queue_sync);                    /* the entry's last write here */
 }
 
 /* A queued waiter's key changed (priority inheritance): move its entry. */

@@ -111,24 +111,13 @@ NSPA_HIDDEN void reaper_ensure(void)
     if (!ns || ns->proc == UINT32_MAX) return;
     pthread_mutex_lock(&reaper_lock);
     if (!reaper_started) {
-        pthread_attr_t a;
-        pthread_attr_init(&a);
-        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&a, 512 * 1024);   /* sanitizer runtimes need room */
-        sigset_t all, old;
-        sigfillset(&all);                             /* no signals meant for the program */
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        pthread_t t;
-        int r = pthread_create(&t, &a, reaper_main, ns);
+        int r = nspa_service_thread(reaper_main, ns, "nspa-reaper");
         if (r == 0) {
-            pthread_setname_np(t, "nspa-reaper");
             __atomic_store_n(&reaper_started, 1, __ATOMIC_RELEASE);
         } else {
             fprintf(stderr, "nspa: cannot start the reaper thread (%s): a boost by a waiter "
                     "killed in another process lasts until the next update\n", strerror(r));
         }
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        pthread_attr_destroy(&a);
     }
     pthread_mutex_unlock(&reaper_lock);
 }

@@ -46,6 +46,7 @@ static void layout(struct ns *ns, int init)
         PLACE(off_name_buckets, sizeof(uint32_t) * (size_t)NAME_BUCKETS);
         PLACE(off_tid_buckets, sizeof(uint32_t) * (size_t)TID_BUCKETS);
         PLACE(off_timers, sizeof(struct ns_timer) * (size_t)MAX_OBJECTS);
+        PLACE(off_access, sizeof(uint32_t) * (size_t)LEDGER_CHUNK * LEDGER_CHUNKS);
 #undef PLACE
         h->size = off;
     }
@@ -60,6 +61,7 @@ static void layout(struct ns *ns, int init)
     ns->name_buckets = (void *)(ns->base + h->off_name_buckets);
     ns->tid_buckets = (void *)(ns->base + h->off_tid_buckets);
     ns->timers = (void *)(ns->base + h->off_timers);
+    ns->access = (void *)(ns->base + h->off_access);
 }
 
 static size_t region_size(void)

@@ -30,14 +30,27 @@ NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot, int inherit);
 NSPA_HIDDEN void nspa__handoff_commit(uint32_t slot, int32_t child);   /* after it */
 NSPA_HIDDEN void nspa__handoff_cancel(uint32_t slot);        /* the spawn failed */
 NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child);     /* the child ended */
-NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, nspa_obj_t *remote);
-NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close_source);
+NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, uint32_t access, nspa_obj_t *remote);
+NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close_source,
+                                       uint32_t *access);
+/* process @pid grows the arena object behind its handle @remote into the region, so
+ * that nspa__dup_from_process finds it (ask.c; it answers through its request thread) */
+NSPA_HIDDEN int nspa__ask_grow(int32_t pid, nspa_obj_t remote);
+/* process @pid sends the descriptor of its file, socket or pipe handle @remote and
+ * closes that handle (DUPLICATE_CLOSE_SOURCE); a record here over it, handle *@tmp */
+NSPA_HIDDEN int nspa__ask_take(int32_t pid, nspa_obj_t remote, nspa_obj_t *tmp);
 /* a descriptor given to process @pid (DuplicateHandle of a file into another process,
  * gift.c): *@remote gets the handle value there; @meta (< 96 bytes) goes to the hook */
 NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_t *remote);
 /* the receiving side: a record over @fd described by @meta, as a handle *@tmp (0 or
  * -errno; on error @fd is the caller's to close) */
 NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_obj_t *tmp));
+/* the I/O module's other side (ask.c, DUPLICATE_CLOSE_SOURCE from another process): a
+ * copy of file handle @h's descriptor in *@fd and its description in @meta */
+NSPA_HIDDEN void nspa__set_give_hook(int (*fn)(nspa_obj_t h, int *fd, char *meta, size_t cap));
+/* a child that was given files before it ran: fetch them from its parent (gift.c; the
+ * I/O module calls it once its hook is set, the attach once it is attached) */
+NSPA_HIDDEN void nspa__gift_fetch_parked(void);
 /* The fd map (fdmap.c): the I/O module's description of a file object (fd + 1 in the
  * low 32 bits, its description bits above; 0: not one to give), asked whenever a handle
  * to one is made or moved; _note: a new record's description is complete; _take: a

@@ -166,7 +166,8 @@ struct thr {
 /* ---- the namespace region ------------------------------------------------------------ */
 
 #define NS_MAGIC        0x4e535041534e3032ull   /* "NSPASN02" */
-#define NS_VERSION      6               /* 5: the timer records (off_timers); 6: thr.since */
+#define NS_VERSION      7               /* 5: the timer records (off_timers); 6: thr.since;
+                                         * 7: the ledger's access masks (off_access) */
 #define MAX_PROCS       4096
 #define MAX_THREADS     32768
 #define MAX_OBJECTS     (1u << 21)              /* 2M named objects */
@@ -188,6 +189,9 @@ struct thr {
 /* a handle another process closed (DUPLICATE_CLOSE_SOURCE from another process): the
  * reference went with the copy; the owner drops its table entry (h_revoke_scan) */
 #define LEDGER_REVOKED  0xFFFFFFFDu
+/* a file, socket or pipe given to a child that had not attached yet (CREATE_SUSPENDED):
+ * its parent keeps the descriptor until the child fetches it (gift.c, ask.c) */
+#define GIFT_PARKED     0xFFFFFFFCu
 #define JOURNAL_MAX     (1u << 16)
 
 struct ns_journal_entry { uint64_t off, old; };
@@ -241,7 +245,7 @@ struct ns_header {
     uint32_t version, uid;
     uint64_t size;
     uint64_t off_journal, off_threads, off_procs, off_objs, off_names, off_blocks,
-             off_ledger, off_name_buckets, off_tid_buckets, off_timers;
+             off_ledger, off_name_buckets, off_tid_buckets, off_timers, off_access;
     _Alignas(64) pthread_mutex_t lock;      /* the registry lock (rule 6) */
     _Alignas(64) uint32_t journal_len;
     uint32_t obj_hwm, obj_free, nobjs;
@@ -267,6 +271,8 @@ struct ns {
     struct ns_name *names;
     char *blocks;
     uint32_t *chunks;                /* ledger chunks */
+    uint32_t *access;                /* parallel to chunks: each ledger entry's NT access
+                                      * mask (a handle given to a process carries it) */
     uint32_t *name_buckets, *tid_buckets;
     struct ns_timer *timers;         /* parallel to objs */
     uint32_t proc;                   /* this process's slot */

@@ -441,6 +441,10 @@ NSPA_HIDDEN void sync_try_wake(struct sobj *o)
         if (mutex_to_runner(o)) return;
         o->bypass = 0;
     }
+    /* a region object's entries were linked by other processes too: the edge from our
+     * own earlier writes of a waiter's entry (in another wait of that waiter) runs
+     * through them, out of TSan's sight (queue.c, nspa__queue_sync). TSan builds only. */
+    if (o->in_region) NSPA_TSAN_ACQUIRE(&nspa__queue_sync);
     for (uint64_t r = o->q_head; r;) {
         struct went *e = E(r);
         uint64_t next = e->next;
