@@ -5,7 +5,8 @@
  * to enforces it as it enforces its own handles' (tests/win32_access.c): SetEvent on a
  * SYNCHRONIZE-only handle is ERROR_ACCESS_DENIED, a wait on a MODIFY-only one
  * WAIT_FAILED / ERROR_ACCESS_DENIED. Taken from another process with
- * DUPLICATE_SAME_ACCESS, a handle has the access it had there. */
+ * DUPLICATE_SAME_ACCESS, a handle has the access it had there. A handle given with
+ * bInheritHandle is inheritable there (GetHandleInformation), one given without is not. */
 #include <windows.h>
 #include <unistd.h>
 #include "nspa/sync.h"
@@ -51,6 +52,12 @@ static int child(const char *tag)
     if (!GetExitCodeProcess(proc_q, &code) || code != STILL_ACTIVE || can_wait(proc_q) != 0) return 6;
     if (can_wait(inh_sync) != 1 || can_set(inh_sync) != 0) return 7;      /* inherited: the parent's */
     if (can_set(inh_mod) != 1 || can_wait(inh_mod) != 0) return 8;
+    /* bInheritHandle of DuplicateHandle into this process: r[1] TRUE, r[0] FALSE; an
+     * inherited handle stays inheritable */
+    DWORD fl = 0;
+    if (!GetHandleInformation(ev_mod, &fl) || !(fl & HANDLE_FLAG_INHERIT)) return 14;
+    if (!GetHandleInformation(ev_sync, &fl) || (fl & HANDLE_FLAG_INHERIT)) return 15;
+    if (!GetHandleInformation(inh_sync, &fl) || !(fl & HANDLE_FLAG_INHERIT)) return 16;
     /* a SYNCHRONIZE-only handle of its own, for the parent to take with SAME_ACCESS */
     HANDLE mine = NULL;
     if (!DuplicateHandle(GetCurrentProcess(), ev_mod, GetCurrentProcess(), &mine, SYNCHRONIZE, FALSE, 0)) return 9;
@@ -98,7 +105,7 @@ int main(int argc, char **argv)
     REQUIRE(CreateProcessA(NULL, cmd, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL, NULL, &si, &pi));
     HANDLE r[5] = { 0 };
     CHECK(DuplicateHandle(GetCurrentProcess(), ev, pi.hProcess, &r[0], SYNCHRONIZE, FALSE, 0));
-    CHECK(DuplicateHandle(GetCurrentProcess(), ev, pi.hProcess, &r[1], EVENT_MODIFY_STATE, FALSE, 0));
+    CHECK(DuplicateHandle(GetCurrentProcess(), ev, pi.hProcess, &r[1], EVENT_MODIFY_STATE, TRUE, 0));
     CHECK(DuplicateHandle(GetCurrentProcess(), synconly, pi.hProcess, &r[2], EVENT_ALL_ACCESS, FALSE,
                           DUPLICATE_SAME_ACCESS));
     CHECK(DuplicateHandle(GetCurrentProcess(), sem, pi.hProcess, &r[3], GENERIC_WRITE, FALSE, 0));

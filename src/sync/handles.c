@@ -201,9 +201,11 @@ static struct sobj *h_install_locked(struct ns *ns, uint32_t i, uint32_t flags)
     struct sobj *cur = atomic_load_explicit(&e->obj, memory_order_relaxed);
     if (cur) return cur == o ? o : NULL;         /* our own handle holds the index */
     if (i < h_hwm) h_unfree(i);
-    e->flags = flags;
-    /* the access its giver granted (inherited: the parent handle's) */
-    __atomic_store_n(&e->access, __atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    /* the access its giver granted (inherited: the parent handle's), and whether it
+     * asked for an inheritable handle (DuplicateHandle's bInheritHandle) */
+    uint32_t acc = __atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED);
+    e->flags = flags | (acc & NSPA__ACCESS_INHERIT ? NSPA_HANDLE_INHERIT : 0);
+    __atomic_store_n(&e->access, acc & ~NSPA__ACCESS_INHERIT, __ATOMIC_RELAXED);
     atomic_store_explicit(&e->obj, o, memory_order_release);
     h_count++;
     if (i + 1 > h_top) h_top = i + 1;

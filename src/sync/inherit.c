@@ -274,7 +274,7 @@ NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_
         r = v == GIFT_HELD || v == GIFT_MARK || v == GIFT_PARKED ? -EOPNOTSUPP : -EBADF;
         if (v && v <= MAX_OBJECTS && ns->objs[v - 1].type) {
             struct sobj *o = &ns->objs[v - 1];
-            if (access) *access = __atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED);
+            if (access) *access = __atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED) & ~NSPA__ACCESS_INHERIT;
             if (!close) obj_ref(o);
             r = h_alloc(o, out);
             if (r && !close) obj_unref(o);

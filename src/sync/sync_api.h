@@ -30,6 +30,10 @@ NSPA_HIDDEN int nspa__handoff_prepare(uint32_t *slot, int inherit);
 NSPA_HIDDEN void nspa__handoff_commit(uint32_t slot, int32_t child);   /* after it */
 NSPA_HIDDEN void nspa__handoff_cancel(uint32_t slot);        /* the spawn failed */
 NSPA_HIDDEN void nspa__handoff_reap(uint32_t slot, int32_t child);     /* the child ended */
+/* In the access word given to nspa__dup_to_process (and kept in the ledger): the handle
+ * is to be inheritable in the target (DuplicateHandle's bInheritHandle). Bit 26 is
+ * reserved in NT access masks, so no right is ever this bit. */
+#define NSPA__ACCESS_INHERIT (1u << 26)
 NSPA_HIDDEN int nspa__dup_to_process(nspa_obj_t h, int32_t pid, uint32_t access, nspa_obj_t *remote);
 NSPA_HIDDEN int nspa__dup_from_process(int32_t pid, nspa_obj_t remote, nspa_obj_t *out, int close_source,
                                        uint32_t *access);

@@ -337,7 +337,7 @@ static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDL
     uint32_t acc = (options & DUPLICATE_SAME_ACCESS) ? sacc : nspa__nt_map_access(nspa_obj_type(local), access);
     if (!r && dpid == me) r = nspa_dup(local, &out);
     else if (!r && nspa_obj_type(local) == NSPA_TYPE_FILE) r = io_dup_to_process(local, (int32_t)dpid, &out);
-    else if (!r) r = nspa__dup_to_process(local, (int32_t)dpid, acc, &out);
+    else if (!r) r = nspa__dup_to_process(local, (int32_t)dpid, acc | (inherit ? NSPA__ACCESS_INHERIT : 0), &out);
     if (tmp) nspa_close(tmp);
     if (r) {
         /* -EINVAL: not a handle; -ESRCH: the process is gone; -EOPNOTSUPP, -ENOSYS: cannot
