@@ -221,7 +221,9 @@ static void handles(void)
     CHECK_EQ(NtClose(d), STATUS_INVALID_HANDLE);             /* closed by the duplication */
     CHECK_EQ(NtClose(d2), STATUS_SUCCESS);
     CHECK_EQ(NtDuplicateObject(self, (HANDLE)0xdeadbee0, self, &d, 0, 0, 0), STATUS_INVALID_HANDLE);
-    CHECK_EQ(NtDuplicateObject(self, e, (HANDLE)(ULONG_PTR)0x1234, &d, 0, 0, 0), STATUS_NOT_SUPPORTED);
+    /* a target that is not a process handle (across processes: tests/win32_process_dup_access.c) */
+    CHECK_EQ(NtDuplicateObject(self, e, (HANDLE)(ULONG_PTR)0x1234, &d, 0, 0, 0), STATUS_INVALID_HANDLE);
+    CHECK_EQ(NtDuplicateObject(self, e, e, &d, 0, 0, 0), STATUS_OBJECT_TYPE_MISMATCH);
     /* a real handle for the current thread */
     CHECK_EQ(NtDuplicateObject(self, GetCurrentThread(), self, &d, 0, 0, DUPLICATE_SAME_ACCESS), STATUS_SUCCESS);
     CHECK_EQ(GetThreadId(d), GetCurrentThreadId());

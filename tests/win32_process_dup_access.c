@@ -6,8 +6,10 @@
  * SYNCHRONIZE-only handle is ERROR_ACCESS_DENIED, a wait on a MODIFY-only one
  * WAIT_FAILED / ERROR_ACCESS_DENIED. Taken from another process with
  * DUPLICATE_SAME_ACCESS, a handle has the access it had there. A handle given with
- * bInheritHandle is inheritable there (GetHandleInformation), one given without is not. */
+ * bInheritHandle is inheritable there (GetHandleInformation), one given without is not.
+ * NtDuplicateObject into another process follows the same rules. */
 #include <windows.h>
+#include <winternl.h>
 #include <unistd.h>
 #include "nspa/sync.h"
 #include "nspa_test.h"
@@ -104,7 +106,8 @@ int main(int argc, char **argv)
     PROCESS_INFORMATION pi;
     REQUIRE(CreateProcessA(NULL, cmd, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL, NULL, &si, &pi));
     HANDLE r[5] = { 0 };
-    CHECK(DuplicateHandle(GetCurrentProcess(), ev, pi.hProcess, &r[0], SYNCHRONIZE, FALSE, 0));
+    /* through the NT call (DuplicateHandle is over it): the same rules */
+    CHECK_EQ(NtDuplicateObject(GetCurrentProcess(), ev, pi.hProcess, &r[0], SYNCHRONIZE, 0, 0), STATUS_SUCCESS);
     CHECK(DuplicateHandle(GetCurrentProcess(), ev, pi.hProcess, &r[1], EVENT_MODIFY_STATE, TRUE, 0));
     CHECK(DuplicateHandle(GetCurrentProcess(), synconly, pi.hProcess, &r[2], EVENT_ALL_ACCESS, FALSE,
                           DUPLICATE_SAME_ACCESS));

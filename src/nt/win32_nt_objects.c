@@ -12,11 +12,15 @@
  * OBJ_CASE_INSENSITIVE (NSPA's names are case-sensitive, as Windows' sync objects are
  * unless a caller asks otherwise; an answer that ignored the flag would be wrong).
  */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include "nt/nt_internal.h"
 #include "nspa/unicode.h"
 #include "nspa/timer.h"
 #include "win32/process_private.h"
+#include "io/io_api.h"
+#include "sync/sync_api.h"
 
 NSPA_HIDDEN NTSTATUS nt_status(int err, HANDLE h)
 {
@@ -354,13 +358,72 @@ NSPA_EXPORT NTSTATUS NTAPI NtClose(HANDLE h)
     return win32_status_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_CLOSE);   /* -EPERM: protected */
 }
 
+/* With another process as source or target: through the namespace (src/sync/inherit.c)
+ * for objects of the region, and an unshared object of the source's own arena, which it
+ * grows when asked (ask.c); files, sockets and pipes through their descriptors (fdmap.c,
+ * gift.c). docs/process.md, "DuplicateHandle between processes". */
+static NTSTATUS dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst, uint32_t access,
+                           ULONG attributes, ULONG options)
+{
+    const uint32_t fam = WIN32_ERR_OBJECT | WIN32_ERR_DUP;
+    DWORD spid = 0, dpid = 0, me = (DWORD)getpid();
+    int r = nspa__proc_pid_for_dup(src_process, &spid);
+    if (!r) r = nspa__proc_pid_for_dup(dst_process, &dpid);
+    if (r) return win32_status_from_errno(r, WIN32_ERR_OBJECT);   /* not a process handle / no right */
+    if (spid == me && dpid == me) {
+        HANDLE self = (HANDLE)(LONG_PTR)-1;
+        return NtDuplicateObject(self, src, self, dst, access, attributes, options);
+    }
+    if (!dst || nt_is_pseudo(src)) return STATUS_INVALID_PARAMETER;
+    nspa_obj_t local = nt_h(src), tmp = 0, out = 0;
+    uint32_t sacc = 0xFFFFFFFFu;          /* the source handle's access */
+    int close = (options & DUPLICATE_CLOSE_SOURCE) != 0;
+    if (spid != me) {
+        /* DUPLICATE_CLOSE_SOURCE: the source's handle is closed there (inherit.c) */
+        r = nspa__dup_from_process((int32_t)spid, nt_h(src), &tmp, close, &sacc);
+        /* not a region object: a file, socket or pipe of its own is taken with
+         * pidfd_getfd (src/sync/fdmap.c), without the source; to close it there
+         * (DUPLICATE_CLOSE_SOURCE) the source sends it and closes it (ask.c) */
+        if (r == -EBADF || r == -EOPNOTSUPP) {
+            uint32_t t = 0;
+            int f = close ? nspa__ask_take((int32_t)spid, nt_h(src), &t) : io_dup_from_process((int32_t)spid, nt_h(src), &t);
+            if (f != -EBADF) r = f;
+            if (!f) tmp = t;
+        }
+        /* an object of its arena (unnamed, never shared): it grows it into the region
+         * when asked (ask.c), and then it is found as any region object */
+        if (r == -EBADF && (r = nspa__ask_grow((int32_t)spid, nt_h(src))) == 0)
+            r = nspa__dup_from_process((int32_t)spid, nt_h(src), &tmp, close, &sacc);
+        local = tmp;
+    } else {
+        r = nspa__handle_access(local, &sacc);
+    }
+    /* the copy's access, wherever it goes: the source's (DUPLICATE_SAME_ACCESS) or the
+     * one asked for, mapped for its type (more than the source's is allowed, as in one
+     * process: NT checks the object's security, not the handle's) */
+    uint32_t acc = (options & DUPLICATE_SAME_ACCESS) ? sacc : nspa__nt_map_access(nspa_obj_type(local), access);
+    int inherit = (attributes & OBJ_INHERIT) != 0;
+    if (!r && dpid == me) r = nspa_dup(local, &out);
+    else if (!r && nspa_obj_type(local) == NSPA_TYPE_FILE) r = io_dup_to_process(local, (int32_t)dpid, &out);
+    else if (!r) r = nspa__dup_to_process(local, (int32_t)dpid, acc | (inherit ? NSPA__ACCESS_INHERIT : 0), &out);
+    if (tmp) nspa_close(tmp);
+    /* -EINVAL: not a handle; -ESRCH: the process is gone; -EOPNOTSUPP, -ENOSYS: cannot
+     * be sent or fetched; -EACCES: the kernel refused to fetch another process's file */
+    if (r) return win32_status_from_errno(r, fam);
+    if (dpid == me && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
+    if (dpid == me) nspa__handle_set_access(out, acc);
+    if (close && spid == me) nspa_close(nt_h(src));
+    *dst = (HANDLE)(uintptr_t)out;
+    return STATUS_SUCCESS;
+}
+
 NSPA_EXPORT NTSTATUS NTAPI NtDuplicateObject(HANDLE src_process, HANDLE src, HANDLE dst_process, PHANDLE dst,
                                              ACCESS_MASK access, ULONG attributes, ULONG options)
 {
     HANDLE self = (HANDLE)(LONG_PTR)-1;
-    if (src_process != self || (dst && dst_process != self))
-        return STATUS_NOT_SUPPORTED;   /* across processes: with the processes work */
     if (options & ~(ULONG)(DUPLICATE_CLOSE_SOURCE | DUPLICATE_SAME_ACCESS)) return STATUS_INVALID_PARAMETER;
+    if (src_process != self || (dst && dst_process != self))
+        return dup_remote(src_process, src, dst_process, dst, access, attributes, options);
     nspa_obj_t out = 0;
     int r = 0;
     if (src == (HANDLE)(LONG_PTR)-2) {

@@ -450,7 +450,18 @@ static DWORD proc_pid_with(HANDLE h, DWORD need)
     return pid;
 }
 
-NSPA_HIDDEN DWORD nspa__proc_pid_for_dup(HANDLE h) { return proc_pid_with(h, PROCESS_DUP_HANDLE); }
+/* The pid behind process handle @h, which must have PROCESS_DUP_HANDLE: 0 or -errno
+ * (-EBADF and the like: not a process handle; -EACCES: without that right). */
+NSPA_HIDDEN int nspa__proc_pid_for_dup(HANDLE h, DWORD *pid)
+{
+    uint32_t p, ec;
+    int sig;
+    int r = proc_info(h, &p, &ec, &sig);
+    if (r) return r;
+    if (!proc_may(h, PROCESS_DUP_HANDLE)) return -EACCES;
+    *pid = p;
+    return 0;
+}
 
 NSPA_EXPORT HANDLE WINAPI OpenProcess(DWORD access, BOOL inherit, DWORD pid)
 {

@@ -41,5 +41,5 @@ NSPA_HIDDEN char **nspa__split_cmdline(const char *cmd, int *argc);
 NSPA_HIDDEN void nspa__free_argv(char **argv);
 /* the pid behind a process handle given to DuplicateHandle (PROCESS_DUP_HANDLE needed;
  * 0 with the last error set) */
-NSPA_HIDDEN DWORD nspa__proc_pid_for_dup(HANDLE h);
+NSPA_HIDDEN int nspa__proc_pid_for_dup(HANDLE h, DWORD *pid);
 #endif

@@ -296,71 +296,16 @@ NSPA_EXPORT BOOL WINAPI SetHandleInformation(HANDLE h, DWORD mask, DWORD flags)
 
 static int is_pseudo(HANDLE h) { return h == GetCurrentProcess() || h == GetCurrentThread(); }
 
-/* DuplicateHandle with another process as source or target: through the namespace
- * (inherit.c), for objects of the region (named, or unnamed ones created inheritable) */
-static BOOL dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst, DWORD access, BOOL inherit,
-                       DWORD options)
-{
-    DWORD spid = nspa__proc_pid_for_dup(src_process), dpid = spid ? nspa__proc_pid_for_dup(dst_process) : 0;
-    DWORD me = GetCurrentProcessId();
-    if (!spid || !dpid) return FALSE;                   /* ERROR_INVALID_HANDLE / _ACCESS_DENIED */
-    if (spid == me && dpid == me) return DuplicateHandle(GetCurrentProcess(), src, GetCurrentProcess(), dst, access,
-                                                         inherit, options);
-    if (!dst || is_pseudo(src)) return fail(ERROR_INVALID_PARAMETER);
-    nspa_obj_t local = H(src), tmp = 0, out = 0;
-    uint32_t sacc = 0xFFFFFFFFu;          /* the source handle's access */
-    int r = 0;
-    if (spid != me) {
-        /* DUPLICATE_CLOSE_SOURCE: the source's handle is closed there (inherit.c) */
-        r = nspa__dup_from_process((int32_t)spid, H(src), &tmp, (options & DUPLICATE_CLOSE_SOURCE) != 0, &sacc);
-        /* not a region object: a file, socket or pipe of its own is taken with
-         * pidfd_getfd (src/sync/fdmap.c), without the source; to close it there
-         * (DUPLICATE_CLOSE_SOURCE) the source sends it and closes it (ask.c) */
-        if (r == -EBADF || r == -EOPNOTSUPP) {
-            uint32_t t = 0;
-            int f = options & DUPLICATE_CLOSE_SOURCE ? nspa__ask_take((int32_t)spid, H(src), &t)
-                                                     : io_dup_from_process((int32_t)spid, H(src), &t);
-            if (f != -EBADF) r = f;
-            if (!f) tmp = t;
-        }
-        /* an object of its arena (unnamed, never shared): it grows it into the region
-         * when asked (ask.c), and then it is found as any region object */
-        if (r == -EBADF && (r = nspa__ask_grow((int32_t)spid, H(src))) == 0)
-            r = nspa__dup_from_process((int32_t)spid, H(src), &tmp, (options & DUPLICATE_CLOSE_SOURCE) != 0, &sacc);
-        local = tmp;
-    } else {
-        r = nspa__handle_access(local, &sacc);
-    }
-    /* the copy's access, wherever it goes: the source's (DUPLICATE_SAME_ACCESS) or the
-     * one asked for, mapped for its type (more than the source's is allowed, as in one
-     * process: NT checks the object's security, not the handle's) */
-    uint32_t acc = (options & DUPLICATE_SAME_ACCESS) ? sacc : nspa__nt_map_access(nspa_obj_type(local), access);
-    if (!r && dpid == me) r = nspa_dup(local, &out);
-    else if (!r && nspa_obj_type(local) == NSPA_TYPE_FILE) r = io_dup_to_process(local, (int32_t)dpid, &out);
-    else if (!r) r = nspa__dup_to_process(local, (int32_t)dpid, acc | (inherit ? NSPA__ACCESS_INHERIT : 0), &out);
-    if (tmp) nspa_close(tmp);
-    if (r) {
-        /* -EINVAL: not a handle; -ESRCH: the process is gone; -EOPNOTSUPP, -ENOSYS: cannot
-         * be sent or fetched; -EACCES: the kernel refused to fetch another process's file */
-        return fail(win32_error_from_errno(r, WIN32_ERR_OBJECT | WIN32_ERR_DUP));
-    }
-    if (dpid == me && inherit) nspa_handle_set_flags(out, NSPA_HANDLE_INHERIT, NSPA_HANDLE_INHERIT);
-    if (dpid == me) nspa__handle_set_access(out, acc);
-    if ((options & DUPLICATE_CLOSE_SOURCE) && spid == me) nspa_close(H(src));
-    *dst = (HANDLE)(uintptr_t)out;
-    return TRUE;
-}
-
-/* Within the process: NtDuplicateObject (bInheritHandle is OBJ_INHERIT; a protection
- * is not copied; a protected source stays open under DUPLICATE_CLOSE_SOURCE). Across
- * processes: dup_remote. */
+/* NtDuplicateObject, within the process and across processes (bInheritHandle is
+ * OBJ_INHERIT; a protection is not copied; a protected source stays open under
+ * DUPLICATE_CLOSE_SOURCE). */
 NSPA_EXPORT BOOL WINAPI DuplicateHandle(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst,
                                         DWORD access, BOOL inherit, DWORD options)
 {
-    if (src_process != GetCurrentProcess() || dst_process != GetCurrentProcess())
-        return dup_remote(src_process, src, dst_process, dst, access, inherit, options);
     /* NSPA keeps kernel32's older check: no place for the copy and no close asked */
-    if (!dst && !(options & DUPLICATE_CLOSE_SOURCE)) return fail(ERROR_INVALID_PARAMETER);
+    if (src_process == GetCurrentProcess() && dst_process == GetCurrentProcess() && !dst &&
+        !(options & DUPLICATE_CLOSE_SOURCE))
+        return fail(ERROR_INVALID_PARAMETER);
     return nt_ok(NtDuplicateObject(src_process, src, dst_process, dst, access, inherit ? OBJ_INHERIT : 0,
                                    options & (DUPLICATE_CLOSE_SOURCE | DUPLICATE_SAME_ACCESS)));
 }
