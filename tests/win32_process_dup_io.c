@@ -57,6 +57,7 @@ static int child_main(int tag)
     if (!SetFilePointerEx(hv(file), z, &pos, FILE_CURRENT) || pos.QuadPart != 6) return 12;   /* shared */
     if (!WriteFile(hv(file), "child", 5, &n, NULL) || n != 5) return 13;
     if (GetFileType(hv(pipe)) != FILE_TYPE_PIPE) return 20;
+    if (!GetHandleInformation(hv(pipe), &flags) || flags != HANDLE_FLAG_INHERIT) return 19;   /* bInheritHandle */
     if (!WriteFile(hv(pipe), "via dup", 7, &n, NULL) || n != 7) return 21;
     if (!CloseHandle(hv(pipe))) return 22;
     SetLastError(0);
@@ -117,7 +118,7 @@ static void test_into_child(void)
     HANDLE rf = NULL, rp = NULL, many[MANY];
     CHECK(DuplicateHandle(GetCurrentProcess(), f, pi.hProcess, &rf, 0, FALSE, DUPLICATE_SAME_ACCESS));
     /* the pipe's write end moves: ours is closed by the call */
-    CHECK(DuplicateHandle(GetCurrentProcess(), w, pi.hProcess, &rp, 0, FALSE,
+    CHECK(DuplicateHandle(GetCurrentProcess(), w, pi.hProcess, &rp, 0, TRUE,      /* inheritable there */
                           DUPLICATE_SAME_ACCESS | DUPLICATE_CLOSE_SOURCE));
     SetLastError(0);
     CHECK(!CloseHandle(w) && GetLastError() == ERROR_INVALID_HANDLE);

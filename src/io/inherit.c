@@ -277,7 +277,7 @@ static int adopt_gift(int fd, const char *meta, nspa_obj_t *tmp)
     return adopt_record(fd, (char)kind, bits, fam, type, tmp);
 }
 
-NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t *remote)
+NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t access, uint32_t *remote)
 {
     int err = 0;
     struct io_file *f = io_file_get(h, &err);
@@ -286,7 +286,7 @@ NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t *remote)
     if (f->fd >= 0 && !f->is_port) {
         char meta[64];
         describe(f, meta, sizeof meta);
-        r = nspa__gift_send(pid, f->fd, meta, remote);
+        r = nspa__gift_send(pid, f->fd, meta, access, remote);
     }
     io_file_put(f);
     return r;

@@ -106,7 +106,8 @@ NSPA_HIDDEN void io_spawn_done(struct io_spawn *s);     /* after the spawn (eith
 /* DuplicateHandle of file, socket or pipe handle @h into process @pid of the namespace:
  * its descriptor is given (src/sync/gift.c); *@remote: the handle value there.
  * -EOPNOTSUPP for a completion port. */
-NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t *remote);
+/* @access: NSPA__ACCESS_INHERIT or 0 (a file keeps its rights in its record) */
+NSPA_HIDDEN int io_dup_to_process(uint32_t h, int32_t pid, uint32_t access, uint32_t *remote);
 /* a file, socket or pipe handle of process @pid as DuplicateHandle's source (pidfd_getfd):
  * 0 (*@tmp a handle here), -EBADF (none there), -ESRCH, -EACCES (refused), -ENOSYS */
 NSPA_HIDDEN int io_dup_from_process(int32_t pid, uint32_t remote, uint32_t *tmp);

@@ -404,7 +404,8 @@ static NTSTATUS dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, H
     uint32_t acc = (options & DUPLICATE_SAME_ACCESS) ? sacc : nspa__nt_map_access(nspa_obj_type(local), access);
     int inherit = (attributes & OBJ_INHERIT) != 0;
     if (!r && dpid == me) r = nspa_dup(local, &out);
-    else if (!r && nspa_obj_type(local) == NSPA_TYPE_FILE) r = io_dup_to_process(local, (int32_t)dpid, &out);
+    else if (!r && nspa_obj_type(local) == NSPA_TYPE_FILE)
+        r = io_dup_to_process(local, (int32_t)dpid, inherit ? NSPA__ACCESS_INHERIT : 0, &out);
     else if (!r) r = nspa__dup_to_process(local, (int32_t)dpid, acc | (inherit ? NSPA__ACCESS_INHERIT : 0), &out);
     if (tmp) nspa_close(tmp);
     /* -EINVAL: not a handle; -ESRCH: the process is gone; -EOPNOTSUPP, -ENOSYS: cannot

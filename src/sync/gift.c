@@ -50,7 +50,8 @@ static int mb_fd = -1;                  /* our mailbox (listening), or -1 */
 static char mb_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static pthread_mutex_t mb_lock = PTHREAD_MUTEX_INITIALIZER;
 static int (*adopt_hook)(int fd, const char *meta, nspa_obj_t *tmp);
-static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const char *meta, nspa_obj_t *remote);
+static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const char *meta, uint32_t access,
+                     nspa_obj_t *remote);
 static void park_after_fork(void);
 
 NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_obj_t *tmp))
@@ -209,7 +210,7 @@ static int send_gift(const struct sockaddr_un *a, int fd, const struct gift_msg 
     return r;
 }
 
-NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_t *remote)
+NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, uint32_t access, nspa_obj_t *remote)
 {
     struct ns *ns = ns_get();
     if (!ns || ns->proc == UINT32_MAX) return ns ? -EACCES : ns_error();
@@ -227,7 +228,7 @@ NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_
     /* a child that has not attached has no mailbox yet: the gift is parked here */
     uint32_t hs = s == UINT32_MAX ? proc_handoff_of_pid(ns, (uint32_t)pid) : UINT32_MAX;
     if (hs != UINT32_MAX) {
-        int r = gift_park(ns, hs, (uint32_t)pid, fd, meta, remote);
+        int r = gift_park(ns, hs, (uint32_t)pid, fd, meta, access, remote);
         reg_unlock(ns);
         return r;
     }
@@ -240,6 +241,7 @@ NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_
         if (l) {
             /* marked before the send, both under the registry lock: a target that sees
              * the mark and then takes the lock finds the gift in its mailbox */
+            ledger_set_access(ns, l, access);   /* NSPA__ACCESS_INHERIT: h_place_gift */
             jset32(ns, l, GIFT_MARK);
             m.index = i;
             r = send_gift(&a, fd, &m);
@@ -273,7 +275,8 @@ static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;   /* the child's fetches */
 
 /* Registry lock held (the handoff slot @hs cannot go meanwhile). */
-static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const char *meta, nspa_obj_t *remote)
+static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const char *meta, uint32_t access,
+                     nspa_obj_t *remote)
 {
     uint32_t i = 0, *l = remote_free_index(ns, hs, &i);
     if (!l) return -EMFILE;
@@ -288,6 +291,7 @@ static int gift_park(struct ns *ns, uint32_t hs, uint32_t child, int fd, const c
         }
         parked[k] = (struct park){ .child = child, .index = i, .fd = copy };
         snprintf(parked[k].meta, sizeof(parked[k].meta), "%s", meta);
+        ledger_set_access(ns, l, access);
         jset32(ns, l, GIFT_PARKED);
         *remote = (i + 1) << 2;
         r = 0;

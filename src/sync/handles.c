@@ -377,7 +377,8 @@ NSPA_HIDDEN struct sobj *h_at(uint32_t i, uint32_t *flags)
 
 /* The gift of ledger index @i (GIFT_MARK or GIFT_PARKED) came as handle @tmp to a local object (0: it
  * could not be taken): the object moves to index @i, whose ledger entry says GIFT_HELD
- * from now on; or the mark goes. No lock held (gift.c). */
+ * from now on, inheritable if its giver asked (NSPA__ACCESS_INHERIT in the entry's
+ * access word); or the mark goes. No lock held (gift.c). */
 NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
 {
     uint32_t j = tmp ? (tmp >> 2) - 1 : UINT32_MAX;
@@ -392,6 +393,8 @@ NSPA_HIDDEN void h_place_gift(struct ns *ns, nspa_obj_t tmp, uint32_t i)
         if (d && !atomic_load_explicit(&d->obj, memory_order_relaxed)) {
             if (i < h_hwm) h_unfree(i);
             h_move_entry(e, j, d, i, o);
+            if (__atomic_load_n(ledger_access(ns, l), __ATOMIC_RELAXED) & NSPA__ACCESS_INHERIT)
+                d->flags |= NSPA_HANDLE_INHERIT;
             if (i + 1 > h_top) h_top = i + 1;
             ok = 1;
         }

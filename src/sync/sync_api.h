@@ -45,7 +45,7 @@ NSPA_HIDDEN int nspa__ask_grow(int32_t pid, nspa_obj_t remote);
 NSPA_HIDDEN int nspa__ask_take(int32_t pid, nspa_obj_t remote, nspa_obj_t *tmp);
 /* a descriptor given to process @pid (DuplicateHandle of a file into another process,
  * gift.c): *@remote gets the handle value there; @meta (< 96 bytes) goes to the hook */
-NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, nspa_obj_t *remote);
+NSPA_HIDDEN int nspa__gift_send(int32_t pid, int fd, const char *meta, uint32_t access, nspa_obj_t *remote);
 /* the receiving side: a record over @fd described by @meta, as a handle *@tmp (0 or
  * -errno; on error @fd is the caller's to close) */
 NSPA_HIDDEN void nspa__set_gift_hook(int (*fn)(int fd, const char *meta, nspa_obj_t *tmp));
