@@ -361,7 +361,7 @@ NSPA_EXPORT NTSTATUS NTAPI NtClose(HANDLE h)
 /* With another process as source or target: through the namespace (src/sync/inherit.c)
  * for objects of the region, and an unshared object of the source's own arena, which it
  * grows when asked (ask.c); files, sockets and pipes through their descriptors (fdmap.c,
- * gift.c). docs/process.md, "DuplicateHandle between processes". */
+ * gift.c). docs/process.md, "Handles across processes". */
 static NTSTATUS dup_remote(HANDLE src_process, HANDLE src, HANDLE dst_process, HANDLE *dst, uint32_t access,
                            ULONG attributes, ULONG options)
 {
