@@ -19,11 +19,11 @@
  *    WM_TIMERs the service sleeps until a point of the first arm's grid (no drift).
  * Timing bounds are loose (loaded machine, sanitizers); none-early is exact. */
 #include <windows.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include "nspa_test.h"
 #include "win32_testutil.h"
+#include "task_util.h"
 
 static uint64_t mono_ns(void)
 {
@@ -32,24 +32,7 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* the kernel thread id of the timer service thread, 0 if it does not run */
-static pid_t service_tid(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    pid_t found = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char path[300], comm[32] = "";
-        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "nspa-timer", 10)) found = atoi(e->d_name);
-        fclose(f);
-    }
-    if (d) closedir(d);
-    return found;
-}
+static pid_t service_tid(void) { return task_named("nspa-timer"); }
 
 /* The service's sleep: 1 with *due the absolute CLOCK_MONOTONIC timeout of its futex
  * wait (0: no timeout), 0 when it is not asleep in one now. The timespec is on the

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <dirent.h>
 #include <unistd.h>
 #include "nspa/timer.h"
 #include "sync_util.h"
+#include "task_util.h"
 
 #define WAITS   10
 #define DUE_NS  4000000ull
@@ -85,21 +85,7 @@ static double tid_cpu_ms(pid_t tid)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static pid_t service_tid(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    pid_t found = 0;
-    for (struct dirent *e; d && (e = readdir(d));) {
-        char path[300], comm[32] = "";
-        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "nspa-timer", 10)) found = atoi(e->d_name);
-        fclose(f);
-    }
-    if (d) closedir(d);
-    return found;
-}
+static pid_t service_tid(void) { return task_named("nspa-timer"); }
 
 static volatile int fired;
 static volatile uint64_t fired_at;
