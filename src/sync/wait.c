@@ -592,9 +592,10 @@ static int timers_poll(struct sobj **objs, uint32_t n)
 
 /* NSPA_TIMER_SPIN_US: a real-time thread that waits on one timer alone, armed by this
  * process, wakes this long before the due time (100 us; 0 = never) and spins to it on
- * the clock (so does the timer service in RT mode: src/time/service.c), taking the timer meanwhile if someone else signals it. The kernel's wake-up
- * is late by up to tens of microseconds at p99 on a VM (the hrtimer interrupt, the
- * switch, the host), whatever the sleeper does; what a pacing loop of an audio thread
+ * the clock, taking the timer meanwhile if someone else signals it (so does the timer
+ * service in RT mode: src/time/service.c). The kernel's wake-up is late by up to tens
+ * of microseconds at p99 on a VM (the hrtimer interrupt, the switch, the host),
+ * whatever the sleeper does; what a pacing loop of an audio thread
  * wants is the due time, and it pays with up to that much CPU per expiry (a 1 ms period
  * spins about 5-10% of a CPU). Not for SCHED_OTHER threads, whose wake-ups are not the
  * limit, nor for waits on several objects, which would see the others late. */

@@ -432,36 +432,20 @@ static int proc_may(HANDLE h, uint32_t need)
 
 #define QUERY_ANY (PROCESS_QUERY_INFORMATION | PROCESS_QUERY_LIMITED_INFORMATION)
 
-/* the pid of process handle @h for DuplicateHandle, which needs PROCESS_DUP_HANDLE on it:
- * 0 with ERROR_INVALID_HANDLE or ERROR_ACCESS_DENIED */
-static DWORD proc_pid_with(HANDLE h, DWORD need)
-{
-    uint32_t pid, ec;
-    int sig;
-    int r = proc_info(h, &pid, &ec, &sig);
-    if (r) {
-        SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));   /* not a process handle */
-        return 0;
-    }
-    if (!proc_may(h, need)) {
-        SetLastError(ERROR_ACCESS_DENIED);
-        return 0;
-    }
-    return pid;
-}
-
-/* The pid behind process handle @h, which must have PROCESS_DUP_HANDLE: 0 or -errno
+/* The pid behind process handle @h, which must have a right of @need: 0 or -errno
  * (-EBADF and the like: not a process handle; -EACCES: without that right). */
-NSPA_HIDDEN int nspa__proc_pid_for_dup(HANDLE h, DWORD *pid)
+static int proc_pid_with(HANDLE h, DWORD need, DWORD *pid)
 {
     uint32_t p, ec;
     int sig;
     int r = proc_info(h, &p, &ec, &sig);
     if (r) return r;
-    if (!proc_may(h, PROCESS_DUP_HANDLE)) return -EACCES;
+    if (!proc_may(h, need)) return -EACCES;
     *pid = p;
     return 0;
 }
+
+NSPA_HIDDEN int nspa__proc_pid_for_dup(HANDLE h, DWORD *pid) { return proc_pid_with(h, PROCESS_DUP_HANDLE, pid); }
 
 NSPA_EXPORT HANDLE WINAPI OpenProcess(DWORD access, BOOL inherit, DWORD pid)
 {
@@ -517,7 +501,13 @@ NSPA_EXPORT BOOL WINAPI GetExitCodeProcess(HANDLE h, LPDWORD code)
     return TRUE;
 }
 
-NSPA_EXPORT DWORD WINAPI GetProcessId(HANDLE h) { return proc_pid_with(h, QUERY_ANY); }
+NSPA_EXPORT DWORD WINAPI GetProcessId(HANDLE h)
+{
+    DWORD pid = 0;
+    int r = proc_pid_with(h, QUERY_ANY, &pid);
+    if (r) SetLastError(win32_error_from_errno(r, WIN32_ERR_OBJECT));   /* -EACCES: ERROR_ACCESS_DENIED */
+    return pid;
+}
 
 NSPA_EXPORT DWORD WINAPI GetProcessIdOfThread(HANDLE h)
 {
