@@ -116,8 +116,11 @@ struct went {                        /* one object of a wait: its entry in that 
 enum { WAIT_NONE = 0, WAIT_ANY = 1, WAIT_ALL = 2 };
 /* thr.spinning: what a waiting thread does now. A granted waiter still says T_SLEEP
  * until it runs: the owner of a mutex it was just handed is not on a CPU yet, and
- * nobody spins for it (wait.c, owner_off_cpu). */
-enum { T_RUN = 0, T_SPIN = 1, T_SLEEP = 2 };
+ * nobody spins for it (wait.c, owner_state). T_WOKEN: asleep, and already woken to
+ * look at a free mutex for itself (wake.c, mutex_to_runner), so not woken again;
+ * off the CPU like T_SLEEP until it runs. */
+enum { T_RUN = 0, T_SPIN = 1, T_SLEEP = 2, T_WOKEN = 3 };
+static inline int thr_state_off_cpu(uint32_t s) { return s >= T_SLEEP; }
 
 /* the futex word of a wait (rule 4) */
 #define W_DONE          0x80000000u
@@ -166,8 +169,9 @@ struct thr {
 /* ---- the namespace region ------------------------------------------------------------ */
 
 #define NS_MAGIC        0x4e535041534e3032ull   /* "NSPASN02" */
-#define NS_VERSION      7               /* 5: the timer records (off_timers); 6: thr.since;
-                                         * 7: the ledger's access masks (off_access) */
+#define NS_VERSION      8               /* 5: the timer records (off_timers); 6: thr.since;
+                                         * 7: the ledger's access masks (off_access);
+                                         * 8: thr.spinning T_WOKEN */
 #define MAX_PROCS       4096
 #define MAX_THREADS     32768
 #define MAX_OBJECTS     (1u << 21)              /* 2M named objects */

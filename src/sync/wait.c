@@ -113,7 +113,7 @@ static int owner_state(uint64_t w, uint32_t key)
 {
     uint32_t ow = mtx_owner(w);
     struct thr *ot = ow ? thr_by_tid(ow) : NULL;
-    if (!ot || atomic_load_explicit(&ot->spinning, memory_order_relaxed) != T_SLEEP) return 0;
+    if (!ot || !thr_state_off_cpu(atomic_load_explicit(&ot->spinning, memory_order_relaxed))) return 0;
     uint32_t ok = __atomic_load_n(&ot->key, __ATOMIC_RELAXED);
     if (key > ok) return 1;
     return key ? 0 : -1;
@@ -443,8 +443,9 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
         if (ot) reaper_poke_owner(ot);       /* its process watches us from now on */
     }
     uint64_t pi_at = pi_pending ? nspa_clock_ns(clk) + PI_DELAY_NS : UINT64_MAX;
-    int spin_mutex = 0;
-    for (uint32_t i = 0; i < count; i++) spin_mutex |= obj_type_now(objs[i]) == NSPA_TYPE_MUTEX;
+    int has_mutex = 0;
+    for (uint32_t i = 0; i < count; i++) has_mutex |= obj_type_now(objs[i]) == NSPA_TYPE_MUTEX;
+    int spin_mutex = has_mutex;
     int boosted = 0;
 
     struct nspa_futex_waitv wv[WAIT_SLOTS + 1];
@@ -474,6 +475,18 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
                     sync_serve(objs[i]);
                     obj_unlock(objs[i]);
                 }
+            } else if (!all && has_mutex) {
+                /* a free mutex may wait for us to take it (wake.c, mutex_to_runner: a
+                 * sleeping head is woken, not handed it); we run now, so its service
+                 * hands it to us; if another took it first, look again for a while */
+                nspa__test_point("wait_poked");
+                for (uint32_t i = 0; i < count; i++) {
+                    if (obj_type_now(objs[i]) != NSPA_TYPE_MUTEX) continue;
+                    obj_lock(objs[i]);
+                    sync_serve(objs[i]);
+                    obj_unlock(objs[i]);
+                }
+                spin_mutex = 1;
             }
             nwatch = watch_owners(objs, count, wv + 1);
             continue;
