@@ -331,8 +331,17 @@ static inline uint32_t mtx_count(const struct sobj *o, uint64_t w)
 
 /* ---- waits (wait.c) ----------------------------------------------------------------- */
 NSPA_HIDDEN void wait_unqueue(struct thr *t, int reg_held);
-NSPA_HIDDEN void sleep_hooks_thread_end(void);   /* wait.c: the I/O module's thread_end */
-extern const struct nspa__sleep_hooks *nspa__sleep_hooks_cur NSPA_HIDDEN;   /* wait.c */
+NSPA_HIDDEN void sleep_hooks_thread_end(void);   /* sleep.c: the I/O module's thread_end */
+extern const struct nspa__sleep_hooks *nspa__sleep_hooks_cur NSPA_HIDDEN;   /* sleep.c */
+/* sleep.c: the liveness words of the wait's mutex owners in other processes, into @wv */
+NSPA_HIDDEN uint32_t watch_owners(struct sobj *const *objs, uint32_t n, struct nspa_futex_waitv *wv);
+/* sleep.c: sleep until @t's word changes from @v, a watched owner dies, or @deadline */
+NSPA_HIDDEN void sleep_marked(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, uint32_t nwatch,
+                              uint64_t deadline, clockid_t clk);
+/* An object's type, read atomically: a granted wait no longer holds its objects, and
+ * one may be freed meanwhile by a CloseHandle on another thread (the record stays,
+ * with type 0: type-stable memory). */
+static inline int obj_type_now(const struct sobj *o) { return __atomic_load_n(&o->type, __ATOMIC_RELAXED); }
 NSPA_HIDDEN uint32_t current_key(void);
 
 /* ---- priority inheritance (pi.c) ----------------------------------------------------- */

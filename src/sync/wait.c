@@ -63,11 +63,6 @@ static uint64_t spin_budget(void)
     return (uint64_t)n;
 }
 
-/* An object's type, read atomically: a granted wait no longer holds its objects, and
- * one may be freed meanwhile by a CloseHandle on another thread (the record stays,
- * with type 0: type-stable memory). */
-static inline int obj_type_now(const struct sobj *o) { return __atomic_load_n(&o->type, __ATOMIC_RELAXED); }
-
 /* ---- the fast path -------------------------------------------------------------------- */
 
 /* Take @o for @owner with one CAS while nobody waits on it. Returns 0 / -EOWNERDEAD /
@@ -276,91 +271,10 @@ NSPA_HIDDEN void wait_unqueue(struct thr *t, int reg_held)
     __atomic_store_n(&t->kind, WAIT_NONE, __ATOMIC_RELEASE);
 }
 
-/* ---- sleeping --------------------------------------------------------------------- */
-
-/* The owners of the mutexes of the wait that live in other processes: their liveness
- * words go into @wv (the kernel wakes us at their death). A dead one is reclaimed now.
- * Returns how many words. */
-static uint32_t watch_owners(struct sobj *const *objs, uint32_t n, struct nspa_futex_waitv *wv)
-{
-    struct ns *ns = nspa_ns;
-    uint32_t nw = 0;
-    if (!ns) return 0;
-    for (uint32_t i = 0; i < n; i++) {
-        struct sobj *o = objs[i];
-        if (obj_type_now(o) != NSPA_TYPE_MUTEX) continue;
-        uint32_t owner = mtx_owner(atomic_load_explicit(&o->word, memory_order_acquire));
-        if (!owner) continue;
-        struct thr *ot = thr_by_tid(owner);
-        if (!ot || !in_region(ot) || __atomic_load_n(&ot->proc, __ATOMIC_RELAXED) == ns->proc) continue;
-        _Atomic uint32_t *lw = nspa_robust_word(&ot->alive);
-        /* FUTEX_WAITERS makes the kernel wake a waiter when it marks the holder dead */
-        uint32_t v = atomic_fetch_or(lw, FUTEX_WAITERS) | FUTEX_WAITERS;
-        if (thr_is_dead_word(v) || !(v & FUTEX_TID_MASK)) {
-            /* it died: its mutexes are abandoned now (or, when its fork family must
-             * reclaim it, at the family's next look, which serves us) */
-            thr_dead_check(ot, owner);
-            continue;
-        }
-        nspa_waitv_set(&wv[nw++], lw, v, 1);
-    }
-    return nw;
-}
-
 static void boost_owners(struct sobj *const *objs, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         if (obj_type_now(objs[i]) == NSPA_TYPE_MUTEX) pi_update_owner_of(objs[i], 0);
-}
-
-/* the I/O module's (engine_tring.c, engine_epoll.c); wake.c reads it too */
-NSPA_HIDDEN const struct nspa__sleep_hooks *nspa__sleep_hooks_cur;
-#define sleep_hooks nspa__sleep_hooks_cur
-
-NSPA_HIDDEN void nspa__set_sleep_hooks(const struct nspa__sleep_hooks *h)
-{
-    __atomic_store_n(&sleep_hooks, h, __ATOMIC_RELEASE);
-}
-
-NSPA_HIDDEN void sleep_hooks_thread_end(void)
-{
-    const struct nspa__sleep_hooks *h = __atomic_load_n(&sleep_hooks, __ATOMIC_ACQUIRE);
-    if (h && h->thread_end) h->thread_end();
-}
-
-/* Sleep until @t's futex word changes from @v, a watched owner dies, @deadline (ns on
- * @clk; UINT64_MAX: none). No timer otherwise: a grant always comes with its wake
- * (wake.c, wake_granted). A thread with overlapped I/O on a ring of its own sleeps in
- * that ring (the I/O module's hook): a completion of its I/O wakes it as its word does. */
-static void sleep_once(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, uint32_t nwatch,
-                       uint64_t deadline, clockid_t clk)
-{
-    int shared = __atomic_load_n(&t->shared_futex, __ATOMIC_RELAXED) || arena_has_forked();
-    const struct nspa__sleep_hooks *h = __atomic_load_n(&sleep_hooks, __ATOMIC_ACQUIRE);
-    if (h && h->sleep(&t->futex, v, shared, deadline, clk, nwatch != 0, &t->poll_mark)) return;
-    struct timespec ts, *tsp = NULL;
-    if (deadline != UINT64_MAX) {
-        ts = nspa_ts_from_ns(deadline);
-        tsp = &ts;
-    }
-    if (nwatch) {
-        nspa_waitv_set(&wv[0], &t->futex, v, shared);
-        if (nspa_futex_waitv(wv, 1 + nwatch, tsp, clk) != -ENOSYS) return;
-        /* before Linux 5.16: our own word, and owners re-checked every 50 ms */
-        uint64_t step = nspa_clock_ns(clk) + 50000000ull;
-        if (deadline > step) ts = nspa_ts_from_ns(step), tsp = &ts;
-    }
-    nspa_futex_wait_abs(&t->futex, v, tsp, clk, shared);
-}
-
-/* Sleep in the kernel, saying so: a thread handed a mutex while it sleeps is not on a
- * CPU until the scheduler runs it, and its contenders do not spin for it meanwhile. */
-static void sleep_marked(struct thr *t, uint32_t v, struct nspa_futex_waitv *wv, uint32_t nwatch,
-                         uint64_t deadline, clockid_t clk)
-{
-    atomic_store_explicit(&t->spinning, T_SLEEP, memory_order_relaxed);
-    sleep_once(t, v, wv, nwatch, deadline, clk);
-    atomic_store_explicit(&t->spinning, T_RUN, memory_order_relaxed);
 }
 
 static int ended_result(struct nspa_wait_args *args, uint32_t v)
@@ -377,35 +291,57 @@ static int any_forwarder(struct sobj *const *objs, uint32_t n)
     return 0;
 }
 
-/* Queue, be served, sleep, leave. WAIT_RESTART: an object of the wait grew into the
- * region meanwhile (inherit.c, obj_promote); the caller resolves the handles again. */
-static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct sobj **objs, uint32_t count,
-                     int has_alert, int all)
+/* Lock, serve and unlock each of @objs[0..n) (only its mutexes with @mutexes_only). */
+static void serve_each(struct sobj *const *objs, uint32_t n, int mutexes_only)
 {
-    struct thr *t = me->t;
-    uint32_t n = count + has_alert, owner = args->owner;
-    uint64_t timeout = args->timeout;
-    clockid_t clk = (args->flags & NSPA_WAIT_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-    uint32_t key = timeout ? pi_own_key(t, current_key()) : 0;
-    int shared = arena_has_forked();
-    for (uint32_t i = 0; i < n; i++) shared |= objs[i]->in_region;
+    for (uint32_t i = 0; i < n; i++) {
+        if (mutexes_only && obj_type_now(objs[i]) != NSPA_TYPE_MUTEX) continue;
+        obj_lock(objs[i]);
+        sync_serve(objs[i]);
+        obj_unlock(objs[i]);
+    }
+}
 
-    /* the wait block: written by this thread alone while it is not queued */
-    t->count = count;
+/* A slow wait in progress: what its steps share. */
+struct wslow {
+    struct thr *t;
+    struct nspa_wait_args *args;
+    struct sobj **objs;
+    uint32_t count, n;               /* objects; objects and the alert */
+    int all, has_mutex, spin, boosted;
+    uint32_t key, seen, nwatch;
+    clockid_t clk;
+    uint64_t pi_at;                  /* when to boost the owners (UINT64_MAX: never) */
+    struct nspa_futex_waitv wv[WAIT_SLOTS + 1];
+};
+
+/* The wait block: written by this thread alone while it is not queued. */
+static void wait_block_fill(struct wslow *ws, int has_alert)
+{
+    struct thr *t = ws->t;
+    int shared = arena_has_forked();
+    for (uint32_t i = 0; i < ws->n; i++) shared |= ws->objs[i]->in_region;
+    t->count = ws->count;
     t->has_alert = (uint32_t)has_alert;
-    t->owner = owner;
-    __atomic_store_n(&t->key, key, __ATOMIC_RELAXED);
+    t->owner = ws->args->owner;
+    __atomic_store_n(&t->key, ws->key, __ATOMIC_RELAXED);
     __atomic_store_n(&t->shared_futex, (uint32_t)shared, __ATOMIC_RELAXED);
-    for (uint32_t i = 0; i < n; i++) t->objs[i] = REF(objs[i]);
+    for (uint32_t i = 0; i < ws->n; i++) t->objs[i] = REF(ws->objs[i]);
     __atomic_store_n(&t->since, nspa_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
     atomic_store_explicit(&t->futex, 0, memory_order_relaxed);
-    __atomic_store_n(&t->kind, all ? WAIT_ALL : WAIT_ANY, __ATOMIC_RELEASE);
-    uint32_t qkey = pi_eff_key(t) > key ? pi_eff_key(t) : key;
+    __atomic_store_n(&t->kind, ws->all ? WAIT_ALL : WAIT_ANY, __ATOMIC_RELEASE);
+}
 
-    for (uint32_t i = 0; i < n; i++) {
-        struct sobj *o = obj_lock_live(objs[i]);
-        if (o != objs[i]) {                  /* grown into the region since the lookup */
-            objs[i] = o;
+/* Queue on every object (each object's lock in turn). Returns 1 with *res set when the
+ * wait ended on the way (an object closed and freed since the lookup). */
+static int wait_enqueue(struct wslow *ws, int *res)
+{
+    struct thr *t = ws->t;
+    uint32_t qkey = pi_eff_key(t) > ws->key ? pi_eff_key(t) : ws->key;
+    for (uint32_t i = 0; i < ws->n; i++) {
+        struct sobj *o = obj_lock_live(ws->objs[i]);
+        if (o != ws->objs[i]) {              /* grown into the region since the lookup */
+            ws->objs[i] = o;
             t->objs[i] = REF(o);
             __atomic_store_n(&t->shared_futex, 1, __ATOMIC_RELAXED);
         }
@@ -414,121 +350,156 @@ static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct so
             uint32_t v = 0;
             int cut = atomic_compare_exchange_strong(&t->futex, &v, W_TIMEDOUT);
             wait_unqueue(t, 0);
-            return cut ? -EBADF : ended_result(args, v);   /* granted meanwhile: that stands */
+            *res = cut ? -EBADF : ended_result(ws->args, v);   /* granted meanwhile: that stands */
+            return 1;
         }
         q_insert(o, &t->ent[i], qkey);
-        if (n == 1 && !all) sync_serve(o);    /* one object: served in the same section */
+        if (ws->n == 1 && !ws->all) sync_serve(o);   /* one object: served in the same section */
         obj_unlock(o);
-        if (all && i == 0) nspa__test_point("wait_all_queued_first");
+        if (ws->all && i == 0) nspa__test_point("wait_all_queued_first");
     }
     nspa__test_point("wait_queued");         /* queued everywhere, not yet spinning */
-    if (all) {
-        take_all(t, objs, count, owner);
-    }
-    for (uint32_t i = 0; i < n && (n > 1 || all); i++) {
+    return 0;
+}
+
+/* The first service once queued everywhere: a wait-all takes all it can, each object
+ * of a wait-any (or a wait-all's alert) serves its queue. */
+static void wait_first_service(struct wslow *ws)
+{
+    struct thr *t = ws->t;
+    if (ws->all) take_all(t, ws->objs, ws->count, ws->args->owner);
+    for (uint32_t i = 0; i < ws->n && (ws->n > 1 || ws->all); i++) {
         if (atomic_load_explicit(&t->futex, memory_order_acquire) & W_ENDED) break;
-        if (all && i < count) continue;
-        obj_lock(objs[i]);
-        sync_serve(objs[i]);
-        obj_unlock(objs[i]);
+        if (ws->all && i < ws->count) continue;
+        serve_each(&ws->objs[i], 1, 0);
     }
+}
 
+/* The owners of the wait's mutexes: their processes watch us from now on, and a
+ * real-time waiter boosts them after PI_DELAY_NS. */
+static void wait_owners_arm(struct wslow *ws)
+{
     int pi_pending = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        if (obj_type_now(objs[i]) != NSPA_TYPE_MUTEX) continue;
-        uint32_t ow = mtx_owner(atomic_load(&objs[i]->word));
+    ws->has_mutex = 0;
+    for (uint32_t i = 0; i < ws->count; i++) {
+        if (obj_type_now(ws->objs[i]) != NSPA_TYPE_MUTEX) continue;
+        ws->has_mutex = 1;
+        uint32_t ow = mtx_owner(atomic_load(&ws->objs[i]->word));
         if (!ow) continue;
-        if (key && pi_enabled()) pi_pending = 1;
+        if (ws->key && pi_enabled()) pi_pending = 1;
         struct thr *ot = thr_by_tid(ow);
-        if (ot) reaper_poke_owner(ot);       /* its process watches us from now on */
+        if (ot) reaper_poke_owner(ot);
     }
-    uint64_t pi_at = pi_pending ? nspa_clock_ns(clk) + PI_DELAY_NS : UINT64_MAX;
-    int has_mutex = 0;
-    for (uint32_t i = 0; i < count; i++) has_mutex |= obj_type_now(objs[i]) == NSPA_TYPE_MUTEX;
-    int spin_mutex = has_mutex;
-    int boosted = 0;
+    ws->pi_at = pi_pending ? nspa_clock_ns(ws->clk) + PI_DELAY_NS : UINT64_MAX;
+    ws->spin = ws->has_mutex;
+    ws->boosted = 0;
+    ws->nwatch = watch_owners(ws->objs, ws->count, ws->wv + 1);
+    ws->seen = atomic_load(&ws->t->futex) & W_POKE_MASK;
+}
 
-    struct nspa_futex_waitv wv[WAIT_SLOTS + 1];
-    uint32_t nwatch = watch_owners(objs, count, wv + 1);
-    uint32_t seen = atomic_load(&t->futex) & W_POKE_MASK;
+/* Poked: an object may be ready for a wait-all, an owner changed, the process forked,
+ * or a free mutex waits for us to take it (wake.c, mutex_to_runner: a sleeping head is
+ * woken, not handed it; we run now, so its service hands it to us, and if another took
+ * it first we look again for a while before we sleep). */
+static void wait_on_poke(struct wslow *ws, uint32_t v)
+{
+    ws->seen = v & W_POKE_MASK;
+    if (ws->all) {
+        if (!take_all(ws->t, ws->objs, ws->count, ws->args->owner)) serve_each(ws->objs, ws->count, 0);
+    } else if (ws->has_mutex) {
+        nspa__test_point("wait_poked");
+        serve_each(ws->objs, ws->count, 1);
+        ws->spin = 1;
+    }
+    ws->nwatch = watch_owners(ws->objs, ws->count, ws->wv + 1);
+}
+
+/* A waiter for a mutex looks at its word for a while before it sleeps: a running
+ * waiter is served first among equals (wake.c, mutex_to_runner). Returns 1 when the
+ * word changed from @v. */
+static int wait_spin(struct wslow *ws, uint32_t v)
+{
+    struct thr *t = ws->t;
+    uint32_t v2 = v;
+    atomic_store_explicit(&t->spinning, T_SPIN, memory_order_relaxed);
+    uint64_t t0 = nspa_clock_ns(CLOCK_MONOTONIC), budget = spin_budget();
+    for (uint32_t k = 0; v2 == v; k++) {
+        if (k % SPIN_CHECK == 0) {
+            int os = owners_state(ws->objs, ws->count, ws->key);
+            if (os < 0) break;
+            if (os > 0) budget = SPIN_OUTRANK * spin_budget();
+            if (nspa_clock_ns(CLOCK_MONOTONIC) - t0 >= budget) break;
+        }
+        nspa_cpu_relax();
+        v2 = atomic_load_explicit(&t->futex, memory_order_acquire);
+    }
+    atomic_store_explicit(&t->spinning, T_RUN, memory_order_relaxed);
+    return v2 != v;
+}
+
+/* Leave every queue; the owners boosted get their own priority back. */
+static void wait_leave(struct wslow *ws)
+{
+    wait_unqueue(ws->t, 0);
+    if (ws->boosted || (ws->key && pi_enabled())) boost_owners(ws->objs, ws->count);
+}
+
+/* Queue, be served, sleep, leave. WAIT_RESTART: an object of the wait grew into the
+ * region meanwhile (inherit.c, obj_promote); the caller resolves the handles again. */
+static int wait_slow(struct nspa_tls *me, struct nspa_wait_args *args, struct sobj **objs, uint32_t count,
+                     int has_alert, int all)
+{
+    struct wslow ws = { .t = me->t, .args = args, .objs = objs, .count = count, .n = count + has_alert,
+                        .all = all };
+    struct thr *t = ws.t;
+    uint64_t timeout = args->timeout;
+    ws.clk = (args->flags & NSPA_WAIT_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+    ws.key = timeout ? pi_own_key(t, current_key()) : 0;
+    wait_block_fill(&ws, has_alert);
+    int res;
+    if (wait_enqueue(&ws, &res)) return res;
+    wait_first_service(&ws);
+    wait_owners_arm(&ws);
+
     uint32_t v;
     for (;;) {
         v = atomic_load_explicit(&t->futex, memory_order_acquire);
         if (v & W_ENDED) break;
-        if (any_forwarder(objs, n)) {
+        if (any_forwarder(objs, ws.n)) {
             /* an object grew into the region (obj_promote poked us; looked at on every
              * round, so a poke before `seen` was read is not lost): leave every queue,
              * as a timeout does, and start again on the new object */
             if (atomic_compare_exchange_strong(&t->futex, &v, v | W_TIMEDOUT)) {
-                wait_unqueue(t, 0);
-                if (boosted || (key && pi_enabled())) boost_owners(objs, count);
+                wait_leave(&ws);
                 return WAIT_RESTART;
             }
             continue;                        /* granted meanwhile: that stands */
         }
-        if ((v & W_POKE_MASK) != seen) {
-            /* poked: an object may be ready for a wait-all, an owner changed, fork */
-            seen = v & W_POKE_MASK;
-            if (all && !take_all(t, objs, count, owner)) {
-                for (uint32_t i = 0; i < count; i++) {
-                    obj_lock(objs[i]);
-                    sync_serve(objs[i]);
-                    obj_unlock(objs[i]);
-                }
-            } else if (!all && has_mutex) {
-                /* a free mutex may wait for us to take it (wake.c, mutex_to_runner: a
-                 * sleeping head is woken, not handed it); we run now, so its service
-                 * hands it to us; if another took it first, look again for a while */
-                nspa__test_point("wait_poked");
-                for (uint32_t i = 0; i < count; i++) {
-                    if (obj_type_now(objs[i]) != NSPA_TYPE_MUTEX) continue;
-                    obj_lock(objs[i]);
-                    sync_serve(objs[i]);
-                    obj_unlock(objs[i]);
-                }
-                spin_mutex = 1;
-            }
-            nwatch = watch_owners(objs, count, wv + 1);
+        if ((v & W_POKE_MASK) != ws.seen) {
+            wait_on_poke(&ws, v);
             continue;
         }
-        uint64_t now = nspa_clock_ns(clk);
+        uint64_t now = nspa_clock_ns(ws.clk);
         if (timeout != NSPA_TIMEOUT_INFINITE && now >= timeout) {
             atomic_compare_exchange_strong(&t->futex, &v, v | W_TIMEDOUT);
             continue;
         }
-        if (pi_at != UINT64_MAX && now >= pi_at) {
-            pi_at = UINT64_MAX;
-            boosted = 1;
+        if (ws.pi_at != UINT64_MAX && now >= ws.pi_at) {
+            ws.pi_at = UINT64_MAX;
+            ws.boosted = 1;
             boost_owners(objs, count);
             continue;
         }
-        uint64_t until = timeout == NSPA_TIMEOUT_INFINITE ? UINT64_MAX : timeout;
-        if (pi_at < until) until = pi_at;
-        if (spin_mutex) {
-            /* a waiter for a mutex looks for a while before it sleeps: a running
-             * waiter is served first among equals (wake.c, mutex_to_runner) */
-            spin_mutex = 0;
-            uint32_t v2 = v;
-            atomic_store_explicit(&t->spinning, T_SPIN, memory_order_relaxed);
-            uint64_t t0 = nspa_clock_ns(CLOCK_MONOTONIC), budget = spin_budget();
-            for (uint32_t k = 0; v2 == v; k++) {
-                if (k % SPIN_CHECK == 0) {
-                    int os = owners_state(objs, count, key);
-                    if (os < 0) break;
-                    if (os > 0) budget = SPIN_OUTRANK * spin_budget();
-                    if (nspa_clock_ns(CLOCK_MONOTONIC) - t0 >= budget) break;
-                }
-                nspa_cpu_relax();
-                v2 = atomic_load_explicit(&t->futex, memory_order_acquire);
-            }
-            atomic_store_explicit(&t->spinning, T_RUN, memory_order_relaxed);
-            if (v2 != v) continue;
+        if (ws.spin) {
+            ws.spin = 0;
+            if (wait_spin(&ws, v)) continue;
         }
-        sleep_marked(t, v, wv, nwatch, until, clk);
-        if (nwatch) nwatch = watch_owners(objs, count, wv + 1);
+        uint64_t until = timeout == NSPA_TIMEOUT_INFINITE ? UINT64_MAX : timeout;
+        if (ws.pi_at < until) until = ws.pi_at;
+        sleep_marked(t, v, ws.wv, ws.nwatch, until, ws.clk);
+        if (ws.nwatch) ws.nwatch = watch_owners(objs, count, ws.wv + 1);
     }
-    wait_unqueue(t, 0);
-    if (boosted || (key && pi_enabled())) boost_owners(objs, count);
+    wait_leave(&ws);
     return ended_result(args, v);
 }
 
