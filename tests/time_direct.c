@@ -38,8 +38,13 @@ static void test_apcs_after_direct_waits(void)
         double t0 = w32t_now_ms();
         while (w32t_now_ms() - t0 < 60) SleepEx(5, TRUE);
         LONG n = apcs - before;
-        if (round == 0) printf("%d completion routines in 60 ms of alertable sleeps after direct waits (2 ms period)\n", (int)n);
-        CHECK(n >= 5 && n <= 34);       /* 30-33 periods (the last sleep overruns); under load some merge */
+        double el = w32t_now_ms() - t0;
+        if (round == 0) printf("%d completion routines in %.0f ms of alertable sleeps after direct waits (2 ms period)\n", (int)n, el);
+        /* 30-33 periods in 60 ms; the bounds leave room for a loaded machine, where the
+         * last sleep overruns (more periods) and late expiries merge (fewer), but never
+         * for none (the old failure: the service did not come back) or for more than
+         * the periods of the time that really passed */
+        CHECK(n >= 2 && n <= (LONG)(el / 2) + 2);
     }
     CancelWaitableTimer(t);
     CloseHandle(t);
