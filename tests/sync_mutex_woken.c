@@ -5,7 +5,8 @@
  *     gets the mutex (S is held at the `wait_poked` test point, woken but not yet
  *     looking). Handed over at the release, the mutex was S's and the poll failed.
  *  2. The owner releases again: S, which never left the queue, takes it.
- *  3. A sleeping waiter of another process is still handed the mutex at the release
+ *  3. The same with a named mutex whose waiters are all of this process.
+ *  4. A sleeping waiter of another process is still handed the mutex at the release
  *     (one that died would never come for it): the poll fails, the child owns it. */
 #include <signal.h>
 #include <stdlib.h>
@@ -24,6 +25,31 @@ static void *sleeper(void *arg)
     return NULL;
 }
 
+/* parts 1-3 on @mutex (owner 1 holds it) */
+static void woken_not_handed(nspa_obj_t mutex)
+{
+    m = mutex;
+    s_r = -1;
+    pthread_t s;
+    REQUIRE(pthread_create(&s, NULL, sleeper, NULL) == 0);
+    CHECK(wait_queued(m, 1));
+    sleep_ms(100);                           /* S is asleep in the kernel */
+    CHECK_EQ(mutex_unlock_as(m, 1, NULL), 0);
+    CHECK_EQ(wait_any_ms(&m, 1, 1, 0, 0, NULL), 0);   /* the releaser, asking first */
+    uint32_t owner = 0, count = 0;
+    CHECK_EQ(mutex_state(m, &owner, &count), 0);
+    CHECK_EQ(owner, 1);
+    CHECK_EQ(count, 1);
+    CHECK_EQ(nspa_obj_waiters(m), 1);        /* S still queued */
+    CHECK_EQ(mutex_unlock_as(m, 1, NULL), 0);
+    pthread_join(s, NULL);
+    CHECK_EQ(s_r, 0);                        /* then S */
+    CHECK_EQ(mutex_state(m, &owner, &count), 0);
+    CHECK_EQ(owner, 2);
+    CHECK_EQ(mutex_unlock_as(m, 2, NULL), 0);
+    nspa_close(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "child")) {
@@ -36,28 +62,14 @@ int main(int argc, char **argv)
     }
     /* before the first test point is reached: it reads the list then */
     setenv("NSPA_TEST_PAUSE_AT", "wait_poked:300", 1);   /* PAUSE_MS */
-    m = mk_mutex(1, 1);
-    pthread_t s;
-    REQUIRE(pthread_create(&s, NULL, sleeper, NULL) == 0);
-    CHECK(wait_queued(m, 1));
-    sleep_ms(100);                           /* S is asleep in the kernel */
-    CHECK_EQ(mutex_unlock_as(m, 1, NULL), 0);
-    CHECK_EQ(wait_any_ms(&m, 1, 1, 0, 0, NULL), 0);   /* 1: the releaser, asking first */
-    uint32_t owner = 0, count = 0;
-    CHECK_EQ(mutex_state(m, &owner, &count), 0);
-    CHECK_EQ(owner, 1);
-    CHECK_EQ(count, 1);
-    CHECK_EQ(nspa_obj_waiters(m), 1);        /* S still queued */
-    CHECK_EQ(mutex_unlock_as(m, 1, NULL), 0);
-    pthread_join(s, NULL);
-    CHECK_EQ(s_r, 0);                        /* 2: then S */
-    CHECK_EQ(mutex_state(m, &owner, &count), 0);
-    CHECK_EQ(owner, 2);
-    CHECK_EQ(mutex_unlock_as(m, 2, NULL), 0);
-    nspa_close(m);
-
-    /* 3: a waiter of another process */
+    woken_not_handed(mk_mutex(1, 1));            /* 1, 2 */
     struct nspa_mutex_args a = { 1, 1 };
+    nspa_obj_t named;
+    CHECK_EQ(nspa_create_mutex(&a, "woken-local", &named), 0);
+    woken_not_handed(named);                     /* 3 */
+
+    /* 4: a waiter of another process */
+    uint32_t owner = 0, count = 0;
     nspa_obj_t x;
     CHECK_EQ(nspa_create_mutex(&a, "woken-mutex", &x), 0);
     pid_t p = fork();

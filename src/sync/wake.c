@@ -410,18 +410,29 @@ out:
  * where nobody spins (SCHED_OTHER waiters stop spinning for an owner off the CPU):
  * every acquisition was a wake-up, and 8 threads on 2 CPUs made 4x fewer than 4
  * (measured: the suite's rapid kernel mutex in the baseline, 8 threads 73-129K ops/s,
- * 4 threads 285-536K). Only for a mutex of this process alone (an unnamed one, no
- * fork): a shared one's head may be in another process, or one may queue behind ours,
- * and a head killed before it takes the mutex would leave them asleep on a free mutex
- * (a mutex handed to a dead owner is abandoned and its waiters served: they watch its
- * owner). Returns 1 when it granted the mutex or left it to the woken head. */
+ * 4 threads 285-536K). Only while every waiter is a thread of this process (an
+ * unnamed mutex of a process that has not forked; a shared one whose queue holds only
+ * ours): a head killed before it takes the mutex would leave waiters of other
+ * processes asleep on a free mutex, where a mutex handed to a dead owner is abandoned
+ * and its waiters, who watch the owner, are served. One of another process that queues
+ * after the head was woken is served by its own look at the queue (the head is not
+ * its process's: it is handed the mutex there, or a running equal takes it). Returns 1
+ * when it granted the mutex or left it to the woken head. */
 #define BYPASS_MAX 32
 #define BYPASS_NS  1000000ull           /* 1 ms */
+
+/* Is every waiter queued on @o a thread of this process? */
+static int queue_all_local(struct sobj *o)
+{
+    for (uint64_t r = o->q_head; r; r = E(r)->next)
+        if (!waiter_is_local(went_thr(E(r)))) return 0;
+    return 1;
+}
 
 static int head_wake_to_take(struct sobj *o, struct thr *t)
 {
     uint32_t s = T_SLEEP;
-    if (o->in_region || arena_has_forked()) return 0;   /* waiters of other processes */
+    if (o->in_region ? !queue_all_local(o) : arena_has_forked()) return 0;   /* waiters elsewhere */
     if (!atomic_compare_exchange_strong_explicit(&t->spinning, &s, T_WOKEN, memory_order_relaxed,
                                                  memory_order_relaxed))
         return s == T_WOKEN;               /* woken already; or it runs: hand it over */
