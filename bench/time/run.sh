@@ -11,6 +11,8 @@
 #   wine  the same Win32 source built with x86_64-w64-mingw32-gcc, run by stock Wine 8
 # Knobs: ROUNDS=5 (oneshot, pools)  PERIODIC_ROUNDS=3  PERIODIC_S=10  ONESHOT_N=2000
 #        ITEMS=1000000  BENCH_TIME_IMPLS="nspa raw wine"
+#        TIME_BENCH_SERIES=<prefix>: every periodic run also writes its lateness series to
+#        <prefix>.<bench>.<impl>.<pid> (where a stall begins, how it is caught up)
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 bench_paths "$0" "$@"
