@@ -5,6 +5,7 @@ nspa_add_test(time_timerqueue SOURCES tests/time_timerqueue.c WIN32 THREADED TIM
 nspa_add_test(time_timerqueue_wine SOURCES tests/time_timerqueue_wine.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(time_threadpool SOURCES tests/time_threadpool.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(time_mm SOURCES tests/time_mm.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(time_mm_catchup SOURCES tests/time_mm_catchup.c WIN32 THREADED TIMEOUT 60)
 # MMCSS in RT mode and outside it; SKIP (77) without SCHED_FIFO permission
 nspa_add_test(rt_mmcss SOURCES tests/rt_mmcss.c WIN32 SERIAL TIMEOUT 60)
 set_tests_properties(rt_mmcss PROPERTIES SKIP_RETURN_CODE 77)
@@ -21,4 +22,6 @@ nspa_add_test(time_direct SOURCES tests/time_direct.c WIN32 THREADED TIMEOUT 60)
 nspa_add_io_test(time_bind_wine SOURCES tests/time_bind_wine.c THREADED TIMEOUT 60)
 # a real-time waiter spins the last NSPA_TIMER_SPIN_US to its timer's due time; SKIP (77) without SCHED_FIFO
 nspa_add_test(time_spin SOURCES tests/time_spin.c THREADED TIMEOUT 60)
+nspa_add_test(time_direct_behind SOURCES tests/time_direct_behind.c WIN32 THREADED TIMEOUT 60)
+set_tests_properties(time_direct_behind PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(time_spin PROPERTIES SKIP_RETURN_CODE 77)

@@ -76,10 +76,16 @@ static int periodic(int secs)
         if (seen < cap) v[seen] = now_us() - due;
     }
     double periods = (now_us() - start) / 1000.0;
+    int m = seen < cap ? seen : cap, stalls;
+    double max;
+    bench_stalls(v, m, &stalls, &max);
+    bench_dump_series("periodic", "raw", v, m);
     result("periodic_expiries", "count", seen, "higher");
+    result("periodic_max", "us", max, "lower");
+    result("periodic_stalls", "count", stalls, "lower");
     result("periodic_seen_ratio", "ratio", seen / periods, "higher");
-    result("periodic_p50", "us", bench_pct(v, seen < cap ? seen : cap, 50), "lower");
-    result("periodic_p99", "us", bench_pct(v, seen < cap ? seen : cap, 99), "lower");
+    result("periodic_p50", "us", bench_pct(v, m, 50), "lower");
+    result("periodic_p99", "us", bench_pct(v, m, 99), "lower");
     /* the same figures stand for the multimedia timer's peer */
     printf("RESULT bench=mmperiodic_expiries impl=raw unit=count value=%d better=higher\n", seen);
     return 0;

@@ -11,6 +11,8 @@
 #   wine  the same Win32 source built with x86_64-w64-mingw32-gcc, run by stock Wine 8
 # Knobs: ROUNDS=5 (oneshot, pools)  PERIODIC_ROUNDS=3  PERIODIC_S=10  ONESHOT_N=2000
 #        ITEMS=1000000  BENCH_TIME_IMPLS="nspa raw wine"
+#        TIME_BENCH_SERIES=<prefix>: every periodic run also writes its lateness series to
+#        <prefix>.<bench>.<impl>.<pid> (where a stall begins, how it is caught up)
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 bench_paths "$0" "$@"
@@ -105,13 +107,14 @@ for x in "${ratios[@]}"; do args+=(--ratio "$x"); done
 python3 - "$samples" <<'PY'
 import sys
 lines = open(sys.argv[1]).read().splitlines()
-extra = [l.replace("bench=periodic_p", "bench=mmperiodic_p") for l in lines if "impl=raw" in l and "bench=periodic_p" in l]
+same = ("bench=periodic_p5", "bench=periodic_p9", "bench=periodic_max", "bench=periodic_stalls")
+extra = [l.replace("bench=periodic_", "bench=mmperiodic_") for l in lines if "impl=raw" in l and any(x in l for x in same)]
 open(sys.argv[1], "a").write("".join(x + "\n" for x in extra))
 PY
 args+=(--ratio mmperiodic_p50:nspa:raw --ratio mmperiodic_p99:nspa:raw)
 notes=(
   "Method: $ROUNDS interleaved rounds of oneshot (${ONESHOT_N} waits) and the pool benches, $PERIODIC_ROUNDS of the ${PERIODIC_S} s periodic ones; in each round every implementation runs once. Same Win32 source (bench/time/time_bench.c) natively against NSPA and under stock Wine 8 (mingw-w64); raw = bench/time/limits.c."
-  "Timer benches: NSPA in RT mode (NSPA_RT_PRIO=80, the TIME_CRITICAL waiter is SCHED_FIFO 80, the timer service 79), raw at SCHED_FIFO 80; Wine has no RT mode. oneshot: SetWaitableTimer(-1 ms) then WaitForSingleObject, lateness = wake - (set + 1 ms); raw: clock_nanosleep(TIMER_ABSTIME, now + 1 ms). periodic: a 1 ms periodic waitable timer for ${PERIODIC_S} s, lateness of expiry i against start + i ms; raw: a clock_nanosleep TIMER_ABSTIME loop with the same schedule. mmperiodic: timeSetEvent(1 ms, TIME_PERIODIC), lateness measured in the callback, against the raw loop's figures of the same round."
+  "Timer benches: NSPA in RT mode (NSPA_RT_PRIO=80, the TIME_CRITICAL waiter is SCHED_FIFO 80, the timer service 79), raw at SCHED_FIFO 80; Wine has no RT mode. oneshot: SetWaitableTimer(-1 ms) then WaitForSingleObject, lateness = wake - (set + 1 ms); raw: clock_nanosleep(TIMER_ABSTIME, now + 1 ms). periodic: a 1 ms periodic waitable timer for ${PERIODIC_S} s, lateness of expiry i against start + i ms; raw: a clock_nanosleep TIMER_ABSTIME loop with the same schedule. mmperiodic: timeSetEvent(1 ms, TIME_PERIODIC), lateness measured in the callback, against the raw loop's figures of the same round. Every side replays missed periods, so one stall of D ms makes about D late expiries: max is the worst lateness, stalls the number of episodes of expiries >= 2 ms late (TIME_BENCH_SERIES=<prefix> writes each series)."
   "Pool benches at NORMAL / SCHED_OTHER on both sides. tp_submit: SubmitThreadpoolWork to the callback's first instruction, one at a time right after the previous (the worker may still be spinning); tp_submit_idle: after a 2 ms pause (the worker sleeps); raw: a pthread condition-variable hand-off to a waiting thread. tp_throughput: ${ITEMS} SubmitThreadpoolWork of a one-atomic-increment callback until all ran (Wine: ${WINE_ITEMS}, its rate is what is compared); raw: a pthread pool of one thread per CPU taking preallocated items from a mutex + condition-variable queue."
   "Must-show targets (issue 16): oneshot p50 and p99 nspa/raw <= 1.5, p99 nspa/wine <= 0.1; periodic and mmperiodic expiries nspa/raw within 0.995-1.005 with none doubled, p99 nspa/raw <= 1.5; tp_submit p50 nspa/raw <= 1.5; tp_throughput nspa/raw >= 0.8 and nspa/wine >= 10."
 )

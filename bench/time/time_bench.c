@@ -89,6 +89,14 @@ static void report_periodic(const char *pre, const char *impl, int n, double per
     snprintf(b, sizeof(b), "%s_seen_ratio", pre);
     result(b, impl, "ratio", seen / periods, "higher");
     int m = seen < lat_cap ? seen : lat_cap;
+    int stalls;
+    double max;
+    bench_stalls(lat, m, &stalls, &max);
+    bench_dump_series(pre, impl, lat, m);
+    snprintf(b, sizeof(b), "%s_max", pre);
+    result(b, impl, "us", max, "lower");
+    snprintf(b, sizeof(b), "%s_stalls", pre);
+    result(b, impl, "count", stalls, "lower");
     snprintf(b, sizeof(b), "%s_p50", pre);
     result(b, impl, "us", bench_pct(lat, m, 50), "lower");
     snprintf(b, sizeof(b), "%s_p99", pre);

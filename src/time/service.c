@@ -48,7 +48,17 @@
  * it in its place. The service still looks at the due time (a look at the heap, under
  * `lk` for a few steps: it finds the expiry done or still the waiter's); a waiter that
  * leaves its wait without running the expiry drops the commit (tsvc_uncommit) and
- * wakes the service if it must serve it earlier than it would look. */
+ * wakes the service if it must serve it earlier than it would look.
+ *
+ * A committed waiter held up past its due time (the kernel, the host) replays the periods
+ * it missed one wait at a time, and between two waits it is not committed. Woken at
+ * once, the service would run the whole backlog in the few microseconds the waiter spends
+ * out of its wait (or in its loop's work), and an auto-reset timer's signals merge: the
+ * waiter would see one expiry for all the periods missed. So an uncommit behind the
+ * schedule leaves the entry to the waiter for one more period (`grace`, at most
+ * GRACE_MAX_NS): a waiter that comes back in time commits again and goes on replaying; one
+ * that does not is served by the service then (its signals merge, as on Windows). */
+#define GRACE_MAX_NS 10000000ull
 
 struct heap {
     struct tsvc_ent **a;
@@ -72,6 +82,9 @@ static __thread int on_service;
 static __thread struct tsvc_ent *cur_ent;    /* the entry whose callback this thread runs */
 
 static inline struct heap *heap_of(const struct tsvc_ent *e) { return &heaps[e->clock == CLOCK_REALTIME]; }
+
+/* when the service may run @e (not committed): its due time, or later in a grace */
+static inline uint64_t ent_when(const struct tsvc_ent *e) { return e->grace > e->due ? e->grace : e->due; }
 
 /* ---- the heaps (lk held) --------------------------------------------------------- */
 
@@ -182,11 +195,11 @@ static struct tsvc_ent *heap_due(struct heap *h, uint64_t now, uint64_t *when)
         struct tsvc_ent *e = h->a[st[--sp]];
         if (e->due >= w) continue;               /* nothing below it is earlier */
         if (!(e->flags & F_DIRECT)) {
-            if (e->due <= now) return e;
-            w = e->due;
-            continue;
-        }
-        if (now < e->due) w = e->due;            /* look then; past it: the waiter's */
+            uint64_t t = ent_when(e);
+            if (t <= now) return e;
+            if (t < w) w = t;
+            if (t == e->due) continue;           /* children are later; in a grace: look */
+        } else if (now < e->due) w = e->due;     /* look then; past it: the waiter's */
         for (uint32_t c = 2 * (uint32_t)e->idx + 1; c <= 2 * (uint32_t)e->idx + 2; c++)
             if (c < h->n && sp < 64) st[sp++] = c;
     }
@@ -194,11 +207,11 @@ static struct tsvc_ent *heap_due(struct heap *h, uint64_t now, uint64_t *when)
     return NULL;
 }
 
-/* lk held: make the service look again if it sleeps past @e's due time */
+/* lk held: make the service look again if it sleeps past the time it may run @e */
 static void wake_for(struct tsvc_ent *e)
 {
     int k = e->clock == CLOCK_REALTIME;
-    if (on_service || e->idx < 0 || e->due >= svc_until[k]) return;
+    if (on_service || e->idx < 0 || ent_when(e) >= svc_until[k]) return;
     svc_until[k] = 0;
     atomic_fetch_add_explicit(&seq, 1, memory_order_release);
     nspa_futex_wake_n(&seq, 1, 0);
@@ -220,6 +233,7 @@ static void run_entry(struct tsvc_ent *e, uint64_t now)
     e->flags = 0;
     if (again == 1 && e->period && e->idx < 0 && !removed) {
         e->due += e->period;
+        e->grace = 0;
         if (heap_push(heap_of(e), e)) { /* no room: the periodic entry ends */ }
         /* queued again by a waiter (the direct path): the service, asleep, must come
          * for it if no waiter commits to it (a wake only if it sleeps past its due
@@ -339,6 +353,7 @@ NSPA_HIDDEN int tsvc_add(struct tsvc_ent *e)
     if (!r && e->clock == CLOCK_REALTIME && !watcher_started) watcher_start();
     if (!r) {
         e->flags &= F_REMOVED | F_RUNNING;   /* re-armed from its own callback */
+        e->grace = 0;
         r = heap_push(heap_of(e), e);
     }
     if (!r) wake_for(e);             /* due before the service would look: it looks now */
@@ -399,6 +414,11 @@ NSPA_HIDDEN void tsvc_uncommit(struct tsvc_ent *e)
     pthread_mutex_lock(&lk);
     if (e->flags & F_DIRECT) {
         e->flags &= ~F_DIRECT;
+        /* behind the schedule: the waiter replays the missed periods, one per wait;
+         * the service takes over only if it does not come back within a period */
+        uint64_t now = nspa_clock_ns(e->clock);
+        if (e->idx >= 0 && e->period && e->due <= now && !e->grace)   /* once per due time */
+            e->grace = now + (e->period < GRACE_MAX_NS ? e->period : GRACE_MAX_NS);
         wake_for(e);
     }
     pthread_mutex_unlock(&lk);

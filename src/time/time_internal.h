@@ -26,6 +26,8 @@ struct tsvc_ent {
     /* the service's */
     int32_t idx;                     /* heap slot, -1 when not queued */
     uint32_t flags;
+    uint64_t grace;                  /* not served before this (on `clock`): a local waiter
+                                      * behind the schedule left its wait (tsvc_uncommit) */
 };
 
 #define TSVC_RELEASE 2
