@@ -2,7 +2,7 @@
  * is woken to take it itself, and a thread of its priority that asks first takes it
  * meanwhile (docs/sync.md, "Who gets a free mutex").
  *  1. S waits and falls asleep; the owner releases and polls again at once: the poll
- *     gets the mutex (S is held at the `wait_poked` test point, woken but not yet
+ *     gets the mutex (S is held at the `wait_woken` test point, woken but not yet
  *     looking). Handed over at the release, the mutex was S's and the poll failed.
  *  2. The owner releases again: S, which never left the queue, takes it.
  *  3. The same with a named mutex whose waiters are all of this process.
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
         return 0;
     }
     /* before the first test point is reached: it reads the list then */
-    setenv("NSPA_TEST_PAUSE_AT", "wait_poked:300", 1);   /* PAUSE_MS */
+    setenv("NSPA_TEST_PAUSE_AT", "wait_woken:300", 1);   /* PAUSE_MS */
     woken_not_handed(mk_mutex(1, 1));            /* 1, 2 */
     struct nspa_mutex_args a = { 1, 1 };
     nspa_obj_t named;

@@ -82,5 +82,8 @@ NSPA_HIDDEN void sleep_marked(struct thr *t, uint32_t v, struct nspa_futex_waitv
 {
     atomic_store_explicit(&t->spinning, T_SLEEP, memory_order_relaxed);
     sleep_once(t, v, wv, nwatch, deadline, clk);
+    /* woken to take a free mutex (wake.c, head_wake_to_take): a test holds us here, still
+     * off the CPU as the others see it */
+    if (atomic_load_explicit(&t->spinning, memory_order_relaxed) == T_WOKEN) nspa__test_point("wait_woken");
     atomic_store_explicit(&t->spinning, T_RUN, memory_order_relaxed);
 }

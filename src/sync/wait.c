@@ -407,7 +407,6 @@ static void wait_on_poke(struct wslow *ws, uint32_t v)
     if (ws->all) {
         if (!take_all(ws->t, ws->objs, ws->count, ws->args->owner)) serve_each(ws->objs, ws->count, 0);
     } else if (ws->has_mutex) {
-        nspa__test_point("wait_poked");
         serve_each(ws->objs, ws->count, 1);
         ws->spin = 1;
     }
