@@ -209,16 +209,21 @@ NSPA_HIDDEN void wakes_flush(void)
 
 /* Make a waiter look again (an object of its wait-all may be ready, an owner changed,
  * the process forked): bump the poke counter of its futex word and wake it. */
-NSPA_HIDDEN void waiter_poke(struct thr *t)
+/* Bump the poke counter of @t's futex word unless its wait ended. 1 if bumped. */
+static int poke_bump(struct thr *t)
 {
     uint32_t v = atomic_load_explicit(&t->futex, memory_order_relaxed);
     while (!(v & W_ENDED)) {
         uint32_t nv = (v & ~W_POKE_MASK) | ((v + 1) & W_POKE_MASK);
-        if (atomic_compare_exchange_weak_explicit(&t->futex, &v, nv, memory_order_acq_rel, memory_order_relaxed)) {
-            waiter_wake(t);
-            return;
-        }
+        if (atomic_compare_exchange_weak_explicit(&t->futex, &v, nv, memory_order_acq_rel, memory_order_relaxed))
+            return 1;
     }
+    return 0;
+}
+
+NSPA_HIDDEN void waiter_poke(struct thr *t)
+{
+    if (poke_bump(t)) waiter_wake(t);
 }
 
 /* Could wait-all waiter @t have all its objects now? Read without their locks (a
@@ -436,15 +441,9 @@ static int head_wake_to_take(struct sobj *o, struct thr *t)
     if (!atomic_compare_exchange_strong_explicit(&t->spinning, &s, T_WOKEN, memory_order_relaxed,
                                                  memory_order_relaxed))
         return s == T_WOKEN;               /* woken already; or it runs: hand it over */
-    uint32_t v = atomic_load_explicit(&t->futex, memory_order_relaxed);
-    while (!(v & W_ENDED)) {
-        uint32_t nv = (v & ~W_POKE_MASK) | ((v + 1) & W_POKE_MASK);
-        if (atomic_compare_exchange_weak_explicit(&t->futex, &v, nv, memory_order_acq_rel, memory_order_relaxed)) {
-            waiter_wake_later(t);
-            return 1;
-        }
-    }
-    return 0;                              /* it timed out meanwhile: serve on */
+    if (!poke_bump(t)) return 0;           /* it timed out meanwhile: serve on */
+    waiter_wake_later(t);                  /* after our last lock, as a grant's wake */
+    return 1;
 }
 
 static int mutex_to_runner(struct sobj *o)
