@@ -132,6 +132,14 @@ static int watch_end(struct pwatch *w)
         w->kernel = tv_to_100ns(ru.ru_stime);
     }
     w->exit_time = filetime_now();
+    /* what was given to it and never taken (a suspended child's parked files, its slot)
+     * goes before its handle is signaled, as a Windows process's handle table is run
+     * down before it is: whoever saw the end has nothing of the child left to count.
+     * Run once (ended); watch_unref's own reap is for a record that never ended here. */
+    if (w->handoff != UINT32_MAX) {
+        nspa__handoff_reap(w->handoff, w->pid);
+        w->handoff = UINT32_MAX;
+    }
     pthread_mutex_lock(&watch_lock);
     /* TerminateProcess writes these under the lock */
     if (w->terminated && (r != w->pid || WIFSIGNALED(status))) code = w->term_code;
