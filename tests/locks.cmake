@@ -9,6 +9,7 @@ nspa_add_test(locks_srw_semantics SOURCES tests/locks_srw_semantics.c WIN32 THRE
 nspa_add_test(locks_srw_stress SOURCES tests/locks_srw_stress.c WIN32 THREADED)
 nspa_add_test(locks_srw_layout SOURCES tests/locks_srw_layout.c WIN32 THREADED)
 nspa_add_test(locks_srw_unaligned SOURCES tests/locks_srw_unaligned.c WIN32 THREADED)
+nspa_add_test(locks_srw_writer_wake SOURCES tests/locks_srw_writer_wake.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(locks_cond_semantics SOURCES tests/locks_cond_semantics.c WIN32 THREADED)
 nspa_add_test(locks_cond_stress SOURCES tests/locks_cond_stress.c WIN32 THREADED)
 nspa_add_test(locks_cond_unaligned SOURCES tests/locks_cond_unaligned.c WIN32 THREADED)

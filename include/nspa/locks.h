@@ -93,12 +93,13 @@ uint32_t nspa_cs_owner(const nspa_cs_t *cs);
 /* Layout-compatible with SRWLOCK (one pointer). Zero is the unlocked state. */
 typedef struct nspa_srw { void *ptr; } nspa_srw_t;
 #define NSPA_SRW_INIT {0}
-#define NSPA_SRW_DEFAULT_SPIN 256
+#define NSPA_SRW_DEFAULT_SPIN 1024
 
 /* nspa_srw_lock_exclusive / nspa_srw_lock_shared - acquire, waiting as needed.
  * Writers are preferred: once a writer waits, new shared acquisitions wait too, so a
- * stream of readers cannot starve a writer. Before sleeping, a thread spins up to
- * NSPA_SRW_DEFAULT_SPIN times (nspa_srw_set_spin); a thread running at real-time priority
+ * stream of readers cannot starve a writer. Before sleeping, a thread spins for up to
+ * NSPA_SRW_DEFAULT_SPIN pause instructions (nspa_srw_set_spin), looking at the lock after
+ * 1, 2, 4 ... of them (at most 256 apart); a thread running at real-time priority
  * skips the spin (decided per thread, see nspa_thread_is_rt()). Not recursive: a second
  * acquisition by the owner deadlocks, as on Windows. Thread-safe. */
 void nspa_srw_lock_exclusive(nspa_srw_t *l);
@@ -114,7 +115,8 @@ int nspa_srw_try_shared(nspa_srw_t *l);
 void nspa_srw_unlock_exclusive(nspa_srw_t *l);
 void nspa_srw_unlock_shared(nspa_srw_t *l);
 
-/* nspa_srw_set_spin - process-wide spin budget of SRW acquisitions (0 disables spinning);
+/* nspa_srw_set_spin - process-wide spin budget of SRW acquisitions, in pause
+ * instructions (0 disables spinning);
  * returns the previous value. Thread-safe. */
 unsigned nspa_srw_set_spin(unsigned spin);
 

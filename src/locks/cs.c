@@ -3,7 +3,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sched.h>
-#include <sys/sysinfo.h>
 #include "nspa/win32/windows.h"
 #include "nspa/sync.h"
 #include "locks/cs_impl.h"
@@ -18,7 +17,7 @@ _Static_assert(offsetof(nspa_cs_t, mode) == offsetof(RTL_CRITICAL_SECTION, LockS
 _Static_assert(offsetof(nspa_cs_t, spin_count) == offsetof(RTL_CRITICAL_SECTION, SpinCount), "cs");
 
 #define SPIN_MASK 0x00ffffffu
-#define CS_SPIN_CAP 16u
+#define CS_SPIN_CAP 2048u
 #define KEPT_FLAGS (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_RESOURCE_TYPE)
 
 /* ---- the requeue-PI registry: id -> PI futex word, so that a condition variable
@@ -130,8 +129,7 @@ static long gate_recheck_ns(void)
  * it runs at 10-16M every time. The time is bounded, like the NT mutex's 20 us before a
  * boost, and much shorter than it (docs/locks.md). */
 #define CS_RT_SPIN_NS 2000
-static int cached_nprocs(void);
-static int rt_spin_ok(void) { return cached_nprocs() > 1; }
+static int rt_spin_ok(void) { return nspa_locks_ncpu() > 1; }
 
 /* One attempt at a free PI word (a plain load first, so a held word is not written). */
 static inline int pi_try_take(_Atomic int32_t *w, uint32_t tid)
@@ -165,10 +163,11 @@ static void cs_enter_slow_pi(nspa_cs_t *cs, uint32_t tid, unsigned spin, int spi
 {
     _Atomic int32_t *w = cs_word(cs);
     _Atomic uint32_t *g = cs_gate(cs);
-    for (unsigned i = 0; i < spin; i++) {
+    for (struct nspa_spin sp = nspa_spin_start(spin);;) {
         if (pi_try_take(w, tid))
             return;
-        nspa_cpu_relax();
+        if (!nspa_spin_pause(&sp))
+            break;
     }
     nspa_rt_self_is_rt();
     int mine = nspa_rt_thread_state;
@@ -249,9 +248,10 @@ NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid, int spin_ok)
 {
     _Atomic int32_t *w = cs_word(cs);
     unsigned spin = (!spin_ok || nspa_rt_self_is_rt()) ? 0 : (unsigned)(cs->spin_count & SPIN_MASK);
-    /* SpinCount keeps the caller's value (Windows programs read it back), but we spin at
-     * most CS_SPIN_CAP times: on an overcommitted machine a longer spin burns the time
-     * slice the owner needs (docs/locks.md) */
+    /* SpinCount keeps the caller's value (Windows programs read it back); it is the
+     * budget of pauses of a backed-off spin (futex.h), at most CS_SPIN_CAP: Windows'
+     * default of 2000 is ~100 us at most on a CPU whose pause takes 140 cycles, short
+     * beside the time slice a preempted owner needs on an overcommitted machine */
     if (spin > CS_SPIN_CAP)
         spin = CS_SPIN_CAP;
     if (cs_is_pi(cs)) {
@@ -259,35 +259,31 @@ NSPA_HIDDEN void nspa_cs_enter_slow(nspa_cs_t *cs, uint32_t tid, int spin_ok)
         cs_set_owned_pi(cs, tid);
         return;
     } else {
-        for (unsigned i = 0; i < spin; i++) {
+        for (struct nspa_spin sp = nspa_spin_start(spin);;) {
             int32_t exp = atomic_load_explicit(w, memory_order_relaxed);
             if (exp == CS_FREE_PLAIN &&
                 atomic_compare_exchange_weak_explicit(w, &exp, CS_HELD_PLAIN, memory_order_acquire,
                                                       memory_order_relaxed))
                 goto owned;
-            nspa_cpu_relax();
+            if (!nspa_spin_pause(&sp))
+                break;
         }
-        while (atomic_exchange_explicit(w, CS_WAITED_PLAIN, memory_order_acquire) != CS_FREE_PLAIN)
+        /* as glibc: a word that says "sleepers" already is slept on before it is written
+         * (an exchange would pull the line from the owner once more) */
+        int sleep_first = atomic_load_explicit(w, memory_order_relaxed) == CS_WAITED_PLAIN;
+        while (sleep_first ||
+               atomic_exchange_explicit(w, CS_WAITED_PLAIN, memory_order_acquire) != CS_FREE_PLAIN) {
+            sleep_first = 0;
             nspa_futex_wait_abs(w, (uint32_t)CS_WAITED_PLAIN, NULL, CLOCK_MONOTONIC, 0);
+        }
     }
 owned:
     cs_set_owned(cs, tid);
 }
 
-static int cached_nprocs(void)
-{
-    static _Atomic int nprocs_cache;
-    int nprocs = atomic_load_explicit(&nprocs_cache, memory_order_relaxed);
-    if (!nprocs) {
-        nprocs = get_nprocs();
-        atomic_store_explicit(&nprocs_cache, nprocs, memory_order_relaxed);
-    }
-    return nprocs;
-}
-
 static uintptr_t default_spin(void)
 {
-    return cached_nprocs() > 1 ? (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_DEFAULT_SPIN) : 0;
+    return nspa_locks_ncpu() > 1 ? (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_DEFAULT_SPIN) : 0;
 }
 
 NSPA_HIDDEN int nspa_cs_do_init(nspa_cs_t *cs, uint32_t spin, uint32_t flags, int ex)

@@ -89,7 +89,10 @@ static inline void cs_enter_common(nspa_cs_t *cs, int spin_ok)
         }
     } else {
         exp = CS_FREE_PLAIN;
-        if (likely(atomic_compare_exchange_strong_explicit(cs_word(cs), &exp, CS_HELD_PLAIN,
+        /* a look before the CAS: after the inline fast path of <windows.h> failed, a
+         * second CAS would only pull the line from the owner once more */
+        if (likely(atomic_load_explicit(cs_word(cs), memory_order_relaxed) == CS_FREE_PLAIN) &&
+            likely(atomic_compare_exchange_strong_explicit(cs_word(cs), &exp, CS_HELD_PLAIN,
                                                            memory_order_acquire,
                                                            memory_order_relaxed))) {
             cs_set_owned(cs, tid);

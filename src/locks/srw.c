@@ -1,6 +1,6 @@
 /* SRW locks: writer-preferring reader/writer lock on one 64-bit word in Windows' layout
  * (srw_impl.h).
- * A bounded spin (256 by default) precedes sleeping; threads at real-time priority skip
+ * A bounded, backed-off spin (1024 pauses by default, futex.h) precedes sleeping; threads at real-time priority skip
  * it, decided per thread from the RT cache. */
 #include <string.h>
 #include "nspa/win32/windows.h"
@@ -13,7 +13,11 @@ static _Atomic unsigned srw_spin = NSPA_SRW_DEFAULT_SPIN;
 
 static inline unsigned spin_budget(void)
 {
-    return nspa_rt_self_is_rt() ? 0 : atomic_load_explicit(&srw_spin, memory_order_relaxed);
+    /* a real-time thread sleeps at once (decided per thread); on one CPU the owner
+     * cannot run while we spin */
+    if (nspa_rt_self_is_rt() || nspa_locks_ncpu() < 2)
+        return 0;
+    return atomic_load_explicit(&srw_spin, memory_order_relaxed);
 }
 
 static inline void *low_half(nspa_srw_t *l) { return (void *)l; }
@@ -57,7 +61,7 @@ static void srw_sleep(nspa_srw_t *l, void *half, uint32_t val, uint64_t s)
 NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
 {
     _Atomic uint64_t *w = srw_word(l);
-    unsigned spin = spin_budget();
+    struct nspa_spin sp = nspa_spin_start(spin_budget());
     int registered = 0;
     uint64_t s = atomic_load_explicit(w, memory_order_relaxed);
     for (;;) {
@@ -78,11 +82,16 @@ NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
             s = n;
             continue;
         }
-        if (spin) {
-            spin--;
-            nspa_cpu_relax();
+        if (nspa_spin_pause(&sp)) {
             s = atomic_load_explicit(w, memory_order_relaxed);
             continue;
+        }
+        if (!(s & SRW_WSLEEP)) {
+            /* about to sleep: from now on a release wakes a writer (srw_impl.h) */
+            if (!atomic_compare_exchange_weak_explicit(w, &s, s | SRW_WSLEEP, memory_order_relaxed,
+                                                       memory_order_relaxed))
+                continue;
+            s |= SRW_WSLEEP;
         }
         srw_sleep(l, low_half(l), (uint32_t)s, s);
         s = atomic_load_explicit(w, memory_order_relaxed);
@@ -92,7 +101,7 @@ NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l)
 NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l)
 {
     _Atomic uint64_t *w = srw_word(l);
-    unsigned spin = spin_budget();
+    struct nspa_spin sp = nspa_spin_start(spin_budget());
     uint64_t s = atomic_load_explicit(w, memory_order_relaxed);
     for (;;) {
         if (srw_shared_ok(s)) {
@@ -101,9 +110,7 @@ NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l)
                 return;
             continue;
         }
-        if (spin) {
-            spin--;
-            nspa_cpu_relax();
+        if (nspa_spin_pause(&sp)) {
             s = atomic_load_explicit(w, memory_order_relaxed);
             continue;
         }
@@ -119,24 +126,31 @@ NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l)
     }
 }
 
-/* The fast unlock failed: waiters exist. old is the state seen by the failed CAS. */
-NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l, uint64_t s)
+/* An exclusive release found a sleeper's bit (the lock is free already). The bits are
+ * read again: a release since ours may have done the wake; one more wake than needed is
+ * harmless, one less is not possible (a sleeper's bit stays until a wake is done). */
+NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l)
 {
     _Atomic uint64_t *w = srw_word(l);
-    uint64_t n;
+    uint64_t s = atomic_load_explicit(w, memory_order_relaxed), n;
+    int writer, readers;
     do {
-        n = s & ~SRW_LOCKED;
-        if (!(s & SRW_WWAIT_MASK))
-            n &= ~SRW_RSLEEP;
+        writer = (s & SRW_WSLEEP) != 0;
+        /* writers first: readers stay asleep while one is registered, spinning or not */
+        readers = !writer && (s & SRW_RSLEEP) && !(s & SRW_WWAIT_MASK);
+        n = writer ? srw_after_writer_wake(s) : readers ? s & ~SRW_RSLEEP : s;
         n = srw_fix_waiting(n);
+        if (n == s)
+            break;
     } while (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_release,
                                                     memory_order_relaxed));
-    if (unlikely(srw_unaligned(l))) {
-        if (s & (SRW_WWAIT_MASK | SRW_RSLEEP))
-            nspa_srw_park_wake(l);                   /* all; they sort it out */
-    } else if (s & SRW_WWAIT_MASK)
+    if (!writer && !readers)
+        return;
+    if (unlikely(srw_unaligned(l)))
+        nspa_srw_park_wake(l);                       /* all; they sort it out */
+    else if (writer)
         nspa_futex_wake_n(low_half(l), 1, 0);        /* hand over to the next writer */
-    else if (s & SRW_RSLEEP)
+    else
         nspa_futex_wake_n(high_half(l), INT_MAX, 0); /* let every reader in */
 }
 

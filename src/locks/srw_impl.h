@@ -2,7 +2,9 @@
  * (ntdll's RTL_SRWLOCK bit fields: Locked, Waiting, Waking, MultipleShared, Shared):
  *   bit  0       Locked: held, exclusively or shared (a lock word of 1 is one writer)
  *   bit  1       Waiting: somebody waits (bits 32..63 are not zero)
- *   bits 2, 3    Waking, MultipleShared: Windows' own wake protocol; always 0 here
+ *   bit  2       (Windows' Waking) here: a writer may sleep on the low half, so an
+ *                exclusive release must wake one; set only while writers wait
+ *   bit  3       MultipleShared: Windows' own wake protocol; always 0 here
  *   bits 4..31   Shared: the number of shared owners (0 with Locked set: exclusive)
  *   bits 32..62  writers waiting (registered sleepers/spinners)
  *   bit  63      readers are (or may be) sleeping
@@ -23,16 +25,29 @@
 
 #define SRW_LOCKED      1ull
 #define SRW_WAITING     2ull
+#define SRW_WSLEEP      4ull
 #define SRW_SHARED_ONE  0x10ull
 #define SRW_SHARED_MASK 0xfffffff0ull
 #define SRW_WWAIT_ONE   (1ull << 32)
 #define SRW_WWAIT_MASK  (0x7fffffffull << 32)
 #define SRW_RSLEEP      (1ull << 63)
 
-/* Waiting mirrors "anybody registered in the high half" */
+/* Waiting mirrors "anybody registered in the high half"; the writer-sleep bit cannot
+ * outlive the writers */
 static inline uint64_t srw_fix_waiting(uint64_t s)
 {
+    if (!(s & SRW_WWAIT_MASK))
+        s &= ~SRW_WSLEEP;
     return (s >> 32) ? s | SRW_WAITING : s & ~SRW_WAITING;
+}
+
+/* A release that is to wake a sleeping writer (@s has SRW_WSLEEP): the bit stays while
+ * another registered writer may sleep too; with one left, it is the one woken, and it
+ * sets the bit again if it sleeps again. So a writer that spins costs the releaser no
+ * system call (the bit is not set for it), and no sleeper is left without a wake. */
+static inline uint64_t srw_after_writer_wake(uint64_t s)
+{
+    return (s & SRW_WWAIT_MASK) > SRW_WWAIT_ONE ? s : s & ~SRW_WSLEEP;
 }
 
 /* held exclusively: locked with no shared owner */
@@ -46,7 +61,7 @@ static inline uint64_t srw_add_shared(uint64_t s) { return (s + SRW_SHARED_ONE) 
 NSPA_HIDDEN void nspa_srw_lock_exclusive_slow(nspa_srw_t *l);
 NSPA_HIDDEN void nspa_srw_park_wake(nspa_srw_t *l);
 NSPA_HIDDEN void nspa_srw_lock_shared_slow(nspa_srw_t *l);
-NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l, uint64_t old);
+NSPA_HIDDEN void nspa_srw_wake_after_exclusive(nspa_srw_t *l);
 
 /* the word, without a member access (which would be undefined on an unaligned lock) */
 static inline _Atomic uint64_t *srw_word(nspa_srw_t *l) { return (_Atomic uint64_t *)(void *)l; }
@@ -74,11 +89,15 @@ static inline int srw_try_shared_inline(nspa_srw_t *l)
     return 0;
 }
 
+/* One atomic each way whatever the waiter bits say (a compare-and-swap against 0 and 1
+ * would fail whenever a writer is registered, and then every acquisition and release of
+ * the owner would take two more: with a writer spinning beside it, the owner ran at a
+ * third of its uncontended speed). Locked set already (an owner, or shared owners):
+ * nothing changed, the slow path waits. */
 static inline void srw_lock_exclusive_inline(nspa_srw_t *l)
 {
-    uint64_t s = 0;
-    if (likely(atomic_compare_exchange_strong_explicit(srw_word(l), &s, SRW_LOCKED,
-                                                       memory_order_acquire, memory_order_relaxed)))
+    if (likely(!(atomic_fetch_or_explicit(srw_word(l), SRW_LOCKED, memory_order_acquire) &
+                 SRW_LOCKED)))
         return;
     nspa_srw_lock_exclusive_slow(l);
 }
@@ -93,13 +112,13 @@ static inline void srw_lock_shared_inline(nspa_srw_t *l)
     nspa_srw_lock_shared_slow(l);
 }
 
+/* Held exclusively: Locked is set and no shared owner counted, so subtracting it clears
+ * it. A sleeper to wake goes to the slow path, after the release. */
 static inline void srw_unlock_exclusive_inline(nspa_srw_t *l)
 {
-    uint64_t s = SRW_LOCKED;
-    if (likely(atomic_compare_exchange_strong_explicit(srw_word(l), &s, 0, memory_order_release,
-                                                       memory_order_relaxed)))
-        return;
-    nspa_srw_wake_after_exclusive(l, s);
+    uint64_t s = atomic_fetch_sub_explicit(srw_word(l), SRW_LOCKED, memory_order_release);
+    if (unlikely(s & (SRW_WSLEEP | SRW_RSLEEP)))
+        nspa_srw_wake_after_exclusive(l);
 }
 
 static inline void srw_unlock_shared_inline(nspa_srw_t *l)
@@ -108,11 +127,14 @@ static inline void srw_unlock_shared_inline(nspa_srw_t *l)
     uint64_t s = atomic_load_explicit(srw_word(l), memory_order_relaxed), n;
     do {
         n = s - SRW_SHARED_ONE;
-        if (!(n & SRW_SHARED_MASK))
+        if (!(n & SRW_SHARED_MASK)) {
             n &= ~SRW_LOCKED;
+            if (n & SRW_WSLEEP)
+                n = srw_after_writer_wake(n);
+        }
     } while (!atomic_compare_exchange_weak_explicit(srw_word(l), &s, n, memory_order_release,
                                                     memory_order_relaxed));
-    if (unlikely(!(n & SRW_LOCKED) && (n & SRW_WWAIT_MASK))) {
+    if (unlikely(!(n & SRW_LOCKED) && (s & SRW_WSLEEP))) {
         if (unlikely(srw_unaligned(l)))
             nspa_srw_park_wake(l);
         else
