@@ -1,7 +1,7 @@
 /* The SRW spin phase is decided per thread: with a (huge) spin budget, a SCHED_OTHER
  * thread that finds the lock taken keeps spinning (it stays runnable), while a
- * SCHED_FIFO thread of the same process goes to sleep in the kernel at once. Both get the
- * lock when it is released. */
+ * SCHED_FIFO thread of the same process goes to sleep in the kernel after a poll of at
+ * most 20 us. Both get the lock when it is released. */
 #include <windows.h>
 #include "nspa/locks.h"
 #include "locks_util.h"

@@ -99,8 +99,9 @@ typedef struct nspa_srw { void *ptr; } nspa_srw_t;
  * Writers are preferred: once a writer waits, new shared acquisitions wait too, so a
  * stream of readers cannot starve a writer. Before sleeping, a thread spins for up to
  * NSPA_SRW_DEFAULT_SPIN pause instructions (nspa_srw_set_spin), looking at the lock after
- * 1, 2, 4 ... of them (at most 256 apart); a thread running at real-time priority
- * skips the spin (decided per thread, see nspa_thread_is_rt()). Not recursive: a second
+ * 64 of them, then 128, then every 256; a thread running at real-time priority polls
+ * for at most 20 us instead (decided per thread, see nspa_thread_is_rt()); nobody spins
+ * on one CPU. Not recursive: a second
  * acquisition by the owner deadlocks, as on Windows. Thread-safe. */
 void nspa_srw_lock_exclusive(nspa_srw_t *l);
 void nspa_srw_lock_shared(nspa_srw_t *l);
