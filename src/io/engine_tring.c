@@ -16,8 +16,9 @@
  * Nobody waits for a thread that is busy elsewhere: every thread ring has an eventfd
  * that the engine thread watches (a multishot poll on the process ring). The owner
  * turns the eventfd off while it sleeps in its ring (it reaps itself then) and on again
- * before it leaves, then reaps once more what came in between. Reaping is under the
- * ring's completion lock (PI; held only to copy CQEs out); completing happens after it.
+ * before it leaves, then reaps once more what came in between. Reaping takes no lock:
+ * a reaper copies CQEs out and claims them by moving the head with one CAS (one CQE,
+ * one reaper); completing happens after it.
  *
  * The word's FUTEX_WAIT may stay armed after a completion woke the thread. That is
  * harmless as long as nothing else of the thread sleeps on the word (the next wake
@@ -27,8 +28,9 @@
  * tag; a futex request is cancelled at once, within the submitting call).
  *
  * Rules kept: no allocation on the sleep path (rings are made at the thread's first
- * pending operation, never on a wait); locks are PI mutexes held for a bounded copy;
- * the wake order of the sync core is unchanged (one sleeper per word). A fork child
+ * pending operation, never on a wait); the submission lock is a PI mutex held for a
+ * bounded fill; the wake order of the sync core is unchanged (one sleeper per word). A
+ * fork child
  * does not use the parent's rings.
  */
 #include <errno.h>
@@ -52,7 +54,6 @@
 struct tring {
     struct io_uring ring;
     pthread_mutex_t sq_lock;     /* PI: the submission queue (owner, and anyone's cancel) */
-    pthread_mutex_t cq_lock;     /* PI: taking CQEs (owner in its sleep, engine thread) */
     int efd;                     /* registered eventfd, watched by the engine thread */
     _Atomic uint32_t owner;      /* tid of the thread using it; 0: free for another */
     _Atomic uint32_t armed;      /* FUTEX_WAIT requests in the ring not yet reaped */
@@ -87,8 +88,8 @@ static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *ow
         struct { uint64_t ud; int res; } got[TRING_BATCH];
         unsigned n = 0, head;
         struct io_uring_cqe *cqe;
-        /* nothing posted: no lock (the head is advanced under the lock by another
-         * reaper: an atomic read; liburing's io_uring_cq_ready reads it plainly) */
+        /* nothing posted (the head is moved by other reapers too: atomic reads;
+         * liburing's io_uring_cq_ready reads it plainly) */
         if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED)) {
             /* CQEs that did not fit (more than TRING_CQ in flight) wait in the kernel
              * until an io_uring_enter with GETEVENTS moves them in */
@@ -97,15 +98,21 @@ static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *ow
             if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED))
                 return done;
         }
-        pthread_mutex_lock(&r->cq_lock);
-        io_uring_for_each_cqe(&r->ring, head, cqe) {
-            if (n == TRING_BATCH) break;
+        /* Claim without a lock: copy the CQEs from the head on, then move the head past
+         * them with one compare-and-swap. The kernel reuses a slot only after the head
+         * has passed it, so what was copied is intact when the CAS succeeds; when it
+         * fails, another reaper took them first: copy again from the new head. */
+        struct io_uring_cq *cq = &r->ring.cq;
+        head = __atomic_load_n(cq->khead, __ATOMIC_ACQUIRE);
+        unsigned tail = __atomic_load_n(cq->ktail, __ATOMIC_ACQUIRE);
+        for (n = 0; n < TRING_BATCH && head + n != tail; n++) {
+            cqe = &cq->cqes[(head + n) & cq->ring_mask];
             got[n].ud = cqe->user_data;
-            got[n++].res = cqe->res;
+            got[n].res = cqe->res;
         }
-        io_uring_cq_advance(&r->ring, n);
-        pthread_mutex_unlock(&r->cq_lock);
-        if (!n) return done;
+        if (!n) continue;                  /* taken meanwhile (or overflow): look again */
+        if (!__atomic_compare_exchange_n(cq->khead, &head, head + n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
         for (unsigned i = 0; i < n; i++) {
             if (got[i].ud == FUTEX_TAG) {
                 atomic_fetch_sub(&r->armed, 1);
@@ -164,11 +171,9 @@ static int tr_make(struct tring *r, uint32_t idx)
     pthread_mutexattr_init(&a);
     pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
     pthread_mutex_init(&r->sq_lock, &a);
-    pthread_mutex_init(&r->cq_lock, &a);
     pthread_mutexattr_destroy(&a);
     if (uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3) < 0) {
         pthread_mutex_destroy(&r->sq_lock);
-        pthread_mutex_destroy(&r->cq_lock);
         goto fail;
     }
     return 0;

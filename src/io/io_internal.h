@@ -239,6 +239,17 @@ NSPA_HIDDEN int io_sock_block(struct io_file *f, int events, uint32_t timeout_ms
 NSPA_HIDDEN void io_es_reenable(struct io_file *f, int ev);
 NSPA_HIDDEN void io_es_poll(struct io_file *f);   /* look at readiness now (file lock held) */
 
+/* One buffer, no address, no control data: the call can be send()/recv() (and
+ * IORING_OP_SEND/RECV), which the kernel takes as one user buffer, instead of the
+ * sendmsg()/recvmsg() forms that copy a message header in and import an iovec. A
+ * receive also needs a stream socket (a datagram's MSG_TRUNC comes back only in the
+ * header's flags). */
+static inline int io_op_one_buf(const struct io_op *op)
+{
+    return op->msg.msg_iovlen == 1 && !op->msg.msg_name && !op->msg.msg_control &&
+           (op->kind == OP_SEND || op->file->type == SOCK_STREAM);
+}
+
 /* The kernel is about to write into these buffers for the program: write-watched pages
  * are counted and opened, a guard page loses its guard and fails the call (src/vm,
  * nspa_vm_before_kernel_write). 0 or -EFAULT. */

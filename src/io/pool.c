@@ -66,7 +66,10 @@ NSPA_HIDDEN struct io_op *io_op_alloc(void)
                 /* free_next may still be read by a racing pop (its CAS then fails) */
                 uint32_t idx = op->idx;
                 memset(op, 0, offsetof(struct io_op, free_next));
-                memset(&op->idx, 0, sizeof(*op) - offsetof(struct io_op, idx));
+                /* the buffers' vector (256 bytes) is written before it is read (every
+                 * issue path fills msg_iovlen entries): not reset */
+                memset(&op->idx, 0, offsetof(struct io_op, iov) - offsetof(struct io_op, idx));
+                memset(&op->addr, 0, sizeof(*op) - offsetof(struct io_op, addr));
                 op->idx = idx;
                 return op;
             }
