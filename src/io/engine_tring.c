@@ -58,7 +58,8 @@ struct tring {
     _Atomic uint32_t owner;      /* tid of the thread using it; 0: free for another */
     _Atomic uint32_t armed;      /* FUTEX_WAIT requests in the ring not yet reaped */
     int armed_shared;            /* their kind (owner only) */
-};
+} __attribute__((aligned(64)));  /* each owner writes its own (submits, reaps): no line
+                                  * shared with a neighbour's ring */
 
 static struct tring trings[TRING_MAX];
 static pthread_key_t end_key;             /* gives a thread's ring back at its end */

@@ -75,7 +75,7 @@ struct io_op {
     uint8_t reset_file;                 /* io_issue resets the file object (no event) */
     int64_t offset;                     /* files */
     struct nspa_apc apc;                /* the completion routine's APC */
-};
+} __attribute__((aligned(64)));         /* no line shared with a record another thread uses */
 
 /* A file or a socket (NSPA_TYPE_FILE), or a completion port (NSPA_TYPE_IOCP). */
 struct io_file {
@@ -116,7 +116,9 @@ struct io_file {
      * after each packet is queued */
     void (*notify)(void *ctx);
     void *notify_ctx;
-};
+} __attribute__((aligned(64)));         /* records side by side are used by different
+                                         * threads (a ping-pong's two sockets): no line
+                                         * shared between them */
 
 /* ---- pool.c -------------------------------------------------------------------- */
 NSPA_HIDDEN struct io_op *io_op_alloc(void);           /* NULL: no memory */
