@@ -28,10 +28,10 @@
  * tag; a futex request is cancelled at once, within the submitting call).
  *
  * Rules kept: no allocation on the sleep path (rings are made at the thread's first
- * pending operation, never on a wait); the submission lock is a PI mutex held for a
- * bounded fill; the wake order of the sync core is unchanged (one sleeper per word). A
- * fork child
- * does not use the parent's rings.
+ * pending operation, never on a wait); no lock: the submission queue is the owner's
+ * alone (another thread cancels with IORING_REGISTER_SYNC_CANCEL) and reapers claim
+ * CQEs by CAS; the wake order of the sync core is unchanged (one sleeper per word). A
+ * fork child does not use the parent's rings.
  */
 #include <errno.h>
 #include <liburing.h>
@@ -53,7 +53,8 @@
 
 struct tring {
     struct io_uring ring;
-    pthread_mutex_t sq_lock;     /* PI: the submission queue (owner, and anyone's cancel) */
+    /* the submission queue is the owner's alone (no lock): another thread's cancel
+     * goes through io_uring_register (IORING_REGISTER_SYNC_CANCEL), not the queue */
     int efd;                     /* registered eventfd, watched by the engine thread */
     _Atomic uint32_t owner;      /* tid of the thread using it; 0: free for another */
     _Atomic uint32_t armed;      /* FUTEX_WAIT requests in the ring not yet reaped */
@@ -147,14 +148,12 @@ NSPA_HIDDEN void tring_kick(uint32_t idx, int more)
 static void tr_disarm(struct tring *r)
 {
     if (!atomic_load(&r->armed)) return;
-    pthread_mutex_lock(&r->sq_lock);
     struct io_uring_sqe *sqe = tr_get_sqe(r);
     if (sqe) {
         io_uring_prep_cancel64(sqe, FUTEX_TAG, IORING_ASYNC_CANCEL_ALL);
         io_uring_sqe_set_data64(sqe, 1);  /* a cancel request: nothing to complete */
     }
     io_uring_submit(&r->ring);
-    pthread_mutex_unlock(&r->sq_lock);
     tr_reap(r);
 }
 
@@ -168,15 +167,7 @@ static int tr_make(struct tring *r, uint32_t idx)
     if (err < 0) return err;
     r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (r->efd < 0 || io_uring_register_eventfd(&r->ring, r->efd) < 0) goto fail;
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&r->sq_lock, &a);
-    pthread_mutexattr_destroy(&a);
-    if (uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3) < 0) {
-        pthread_mutex_destroy(&r->sq_lock);
-        goto fail;
-    }
+    if (uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3) < 0) goto fail;
     return 0;
 fail:
     if (r->efd >= 0) close(r->efd);
@@ -215,9 +206,9 @@ NSPA_HIDDEN struct tring *tring_mine(void)
 /* the engine thread submits on the process ring (it never sleeps in the sync core) */
 NSPA_HIDDEN void tring_opt_out(void) { mine_tried = 1; }
 
+/* the owner (uring_submit submits on the caller's own ring) */
 NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op)
 {
-    pthread_mutex_lock(&r->sq_lock);
     struct io_uring_sqe *sqe = tr_get_sqe(r);
     int err = sqe ? uring_prep_op(sqe, op) : -EBUSY;
     if (!err) {
@@ -225,7 +216,6 @@ NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op)
         err = io_uring_submit(&r->ring);
         err = err < 0 ? err : 0;
     }
-    pthread_mutex_unlock(&r->sq_lock);
     return err;
 }
 
@@ -254,22 +244,25 @@ NSPA_HIDDEN int tring_reap_try(struct tring *r, struct io_op *op, int *res)
     return seen;
 }
 
+/* Any thread (CancelIoEx, closesocket; the op's file lock held): a synchronous cancel
+ * through io_uring_register, which does not touch the owner's submission queue. The
+ * operation's CQE (-ECANCELED, or its result if it finished first) reaches the ring as
+ * any other; -ENOENT: it completed already. Thread rings serve socket receives, which
+ * wait for readiness (a poll): their cancel is immediate. */
 NSPA_HIDDEN void tring_cancel(struct io_op *op)
 {
     struct tring *r = op->tr;
-    pthread_mutex_lock(&r->sq_lock);
-    struct io_uring_sqe *sqe = tr_get_sqe(r);
-    if (sqe) {
-        io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)op, 0);
-        io_uring_sqe_set_data64(sqe, 1);
-        io_uring_submit(&r->ring);
-        op->cancel_sent = 1;
-    }
-    pthread_mutex_unlock(&r->sq_lock);
+    struct io_uring_sync_cancel_reg reg;
+    memset(&reg, 0, sizeof(reg));
+    reg.addr = (uint64_t)(uintptr_t)op;
+    reg.fd = -1;
+    reg.timeout.tv_sec = -1;             /* no time limit */
+    reg.timeout.tv_nsec = -1;
+    io_uring_register_sync_cancel(&r->ring, &reg);
+    op->cancel_sent = 1;
 }
 
-/* Make the SQEs queued so far visible to the kernel (liburing's flush; sq_lock held);
- * the io_uring_enter that submits them may then run without the lock. */
+/* Make the SQEs queued so far visible to the kernel (liburing's flush; the owner). */
 static unsigned tr_flush(struct tring *r)
 {
     struct io_uring_sq *sq = &r->ring.sq;
@@ -291,13 +284,11 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
     io_uring_cq_eventfd_toggle(&r->ring, false);   /* we reap our own completions now */
     if (!tr_reap(r)) {
         /* the word's request still armed (the last wake was a completion): nothing to
-         * submit, no lock (only cancels come from other threads, and they submit) */
+         * submit */
         unsigned sub = 0;
         if (!atomic_load(&r->armed)) {
-            pthread_mutex_lock(&r->sq_lock);
             struct io_uring_sqe *sqe = tr_get_sqe(r);
             if (!sqe) {
-                pthread_mutex_unlock(&r->sq_lock);
                 io_uring_cq_eventfd_toggle(&r->ring, true);
                 tr_reap(r);
                 return 0;
@@ -310,7 +301,6 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
             atomic_fetch_add(&r->armed, 1);
             r->armed_shared = shared;
             sub = tr_flush(r);
-            pthread_mutex_unlock(&r->sq_lock);
         }
         struct __kernel_timespec ts;
         struct io_uring_getevents_arg arg;
