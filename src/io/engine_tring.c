@@ -59,6 +59,7 @@ struct tring {
     _Atomic uint32_t owner;      /* tid of the thread using it; 0: free for another */
     _Atomic uint32_t armed;      /* FUTEX_WAIT requests in the ring not yet reaped */
     int armed_shared;            /* their kind (owner only) */
+    int reg;                     /* the owner's registered ring fd (index), -1: none */
 } __attribute__((aligned(64)));  /* each owner writes its own (submits, reaps): no line
                                   * shared with a neighbour's ring */
 
@@ -165,6 +166,7 @@ static int tr_make(struct tring *r, uint32_t idx)
     p.cq_entries = TRING_CQ;
     int err = io_uring_queue_init_params(TRING_SQ, &r->ring, &p);
     if (err < 0) return err;
+    r->reg = -1;
     r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (r->efd < 0 || io_uring_register_eventfd(&r->ring, r->efd) < 0) goto fail;
     if (uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3) < 0) goto fail;
@@ -173,6 +175,23 @@ fail:
     if (r->efd >= 0) close(r->efd);
     io_uring_queue_exit(&r->ring);
     return -ENOMEM;
+}
+
+/* The owner registers the ring's descriptor with the kernel (IORING_REGISTER_RING_FDS,
+ * per thread): its io_uring_enter calls then name the ring by that index and skip the
+ * descriptor lookup and its reference count (two atomic operations a call; two calls a
+ * message). liburing's own calls on the ring use it too, and only the owner makes them;
+ * the engine thread's overflow flush names the descriptor itself. Given back at the
+ * thread's end, before the next owner registers its own. */
+static void tr_register(struct tring *r)
+{
+    r->reg = io_uring_register_ring_fd(&r->ring) == 1 ? (int)r->ring.enter_ring_fd : -1;
+}
+
+static void tr_unregister(struct tring *r)
+{
+    if (r->reg >= 0) io_uring_unregister_ring_fd(&r->ring);
+    r->reg = -1;
 }
 
 /* The calling thread's ring: one left by an ended thread, or a new one (at its first
@@ -187,6 +206,7 @@ NSPA_HIDDEN struct tring *tring_mine(void)
         uint32_t z = 0;
         if (atomic_compare_exchange_strong(&trings[i].owner, &z, tid)) {
             mine = &trings[i];
+            tr_register(mine);
             pthread_setspecific(end_key, mine);
             return mine;
         }
@@ -199,7 +219,10 @@ NSPA_HIDDEN struct tring *tring_mine(void)
         mine = &trings[n];
     }
     pthread_mutex_unlock(&make_lock);
-    if (mine) pthread_setspecific(end_key, mine);
+    if (mine) {
+        tr_register(mine);
+        pthread_setspecific(end_key, mine);
+    }
     return mine;
 }
 
@@ -312,7 +335,8 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
             ts.tv_nsec = (long long)(rel % 1000000000ull);
             arg.ts = (uint64_t)(uintptr_t)&ts;
         }
-        io_uring_enter2((unsigned)r->ring.ring_fd, sub, 1, flags, (sigset_t *)&arg, sizeof(arg));
+        if (r->reg >= 0) flags |= IORING_ENTER_REGISTERED_RING;
+        io_uring_enter2((unsigned)(r->reg >= 0 ? r->reg : r->ring.ring_fd), sub, 1, flags, (sigset_t *)&arg, sizeof(arg));
         tr_reap(r);
     }
     io_uring_cq_eventfd_toggle(&r->ring, true);
@@ -329,6 +353,7 @@ static void tr_thread_end(void)
     if (!r) return;
     mine = NULL;
     tr_disarm(r);
+    tr_unregister(r);
     io_uring_cq_eventfd_toggle(&r->ring, true);
     tr_reap(r);
     atomic_store(&r->owner, 0);

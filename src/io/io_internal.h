@@ -22,7 +22,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include "nspa/sync.h"
 #include "common/export.h"
 #include "sync/sync_api.h"
@@ -250,6 +252,28 @@ static inline int io_op_one_buf(const struct io_op *op)
 {
     return op->msg.msg_iovlen == 1 && !op->msg.msg_name && !op->msg.msg_control &&
            (op->kind == OP_SEND || op->file->type == SOCK_STREAM);
+}
+
+/* The one-buffer calls as plain system calls: libc's send()/recv() are cancellation
+ * points (two more calls around every system call, to switch asynchronous cancel on
+ * and off); a Winsock call is not one, and NSPA never cancels a thread. -1 and errno
+ * as the libc calls. */
+static inline ssize_t io_send1(int fd, const void *buf, size_t len, int flags)
+{
+#if NSPA_TSAN   /* its send/recv interceptors carry happens-before through the socket */
+    return send(fd, buf, len, flags);
+#else
+    return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+#endif
+}
+
+static inline ssize_t io_recv1(int fd, void *buf, size_t len, int flags)
+{
+#if NSPA_TSAN
+    return recv(fd, buf, len, flags);
+#else
+    return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+#endif
 }
 
 /* The kernel is about to write into these buffers for the program: write-watched pages
