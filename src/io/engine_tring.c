@@ -71,11 +71,59 @@ static int tring_on;                      /* io_uring engine with FUTEX_WAIT, no
 static __thread struct tring *mine;
 static __thread int mine_tried;
 
+/* Make the SQEs queued so far visible to the kernel (liburing's flush; the owner). */
+static unsigned tr_flush(struct tring *r)
+{
+    struct io_uring_sq *sq = &r->ring.sq;
+    if (sq->sqe_head != sq->sqe_tail) {
+        sq->sqe_head = sq->sqe_tail;
+        __atomic_store_n(sq->ktail, sq->sqe_tail, __ATOMIC_RELEASE);
+    }
+    return sq->sqe_tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+}
+
+/* The owner registers the ring's descriptor with the kernel (IORING_REGISTER_RING_FDS,
+ * per thread): its io_uring_enter calls then name the ring by that index and skip the
+ * descriptor lookup and its reference count (two atomic operations a call; two calls a
+ * message). Only the owner enters with it (tr_enter: its submissions and sleeps); the
+ * engine thread's overflow flush names the descriptor itself. Registered by hand, not
+ * with liburing's helper, so that no liburing call on the ring ever uses an index
+ * another thread registered. Given back at the thread's end; the next owner registers
+ * its own (a failed registration: -1, the plain descriptor). */
+static void tr_register(struct tring *r)
+{
+    struct io_uring_rsrc_update up = { .offset = -1u, .data = (uint64_t)r->ring.ring_fd };
+    r->reg = io_uring_register((unsigned)r->ring.ring_fd, IORING_REGISTER_RING_FDS, &up, 1) == 1 ? (int)up.offset : -1;
+}
+
+static void tr_unregister(struct tring *r)
+{
+    if (r->reg >= 0) {
+        struct io_uring_rsrc_update up = { .offset = (uint32_t)r->reg };
+        io_uring_register((unsigned)r->ring.ring_fd, IORING_UNREGISTER_RING_FDS, &up, 1);
+    }
+    r->reg = -1;
+}
+
+static int tr_enter(struct tring *r, unsigned sub, unsigned wait, unsigned flags, void *arg, size_t sz)
+{
+    if (r->reg >= 0) return io_uring_enter2((unsigned)r->reg, sub, wait, flags | IORING_ENTER_REGISTERED_RING, arg, sz);
+    return io_uring_enter2((unsigned)r->ring.ring_fd, sub, wait, flags, arg, sz);
+}
+
+/* liburing's io_uring_submit, for the owner: flush, then one enter (-errno, or the
+ * number submitted) */
+static int tr_submit(struct tring *r)
+{
+    unsigned n = tr_flush(r);
+    return n ? tr_enter(r, n, 0, 0, NULL, _NSIG / 8) : 0;
+}
+
 static struct io_uring_sqe *tr_get_sqe(struct tring *r)
 {
     struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
     if (!sqe) {
-        io_uring_submit(&r->ring);
+        tr_submit(r);
         sqe = io_uring_get_sqe(&r->ring);
     }
     return sqe;
@@ -154,7 +202,7 @@ static void tr_disarm(struct tring *r)
         io_uring_prep_cancel64(sqe, FUTEX_TAG, IORING_ASYNC_CANCEL_ALL);
         io_uring_sqe_set_data64(sqe, 1);  /* a cancel request: nothing to complete */
     }
-    io_uring_submit(&r->ring);
+    tr_submit(r);
     tr_reap(r);
 }
 
@@ -175,23 +223,6 @@ fail:
     if (r->efd >= 0) close(r->efd);
     io_uring_queue_exit(&r->ring);
     return -ENOMEM;
-}
-
-/* The owner registers the ring's descriptor with the kernel (IORING_REGISTER_RING_FDS,
- * per thread): its io_uring_enter calls then name the ring by that index and skip the
- * descriptor lookup and its reference count (two atomic operations a call; two calls a
- * message). liburing's own calls on the ring use it too, and only the owner makes them;
- * the engine thread's overflow flush names the descriptor itself. Given back at the
- * thread's end, before the next owner registers its own. */
-static void tr_register(struct tring *r)
-{
-    r->reg = io_uring_register_ring_fd(&r->ring) == 1 ? (int)r->ring.enter_ring_fd : -1;
-}
-
-static void tr_unregister(struct tring *r)
-{
-    if (r->reg >= 0) io_uring_unregister_ring_fd(&r->ring);
-    r->reg = -1;
 }
 
 /* The calling thread's ring: one left by an ended thread, or a new one (at its first
@@ -236,7 +267,7 @@ NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op)
     int err = sqe ? uring_prep_op(sqe, op) : -EBUSY;
     if (!err) {
         op->tr = r;
-        err = io_uring_submit(&r->ring);
+        err = tr_submit(r);
         err = err < 0 ? err : 0;
     }
     return err;
@@ -285,17 +316,6 @@ NSPA_HIDDEN void tring_cancel(struct io_op *op)
     op->cancel_sent = 1;
 }
 
-/* Make the SQEs queued so far visible to the kernel (liburing's flush; the owner). */
-static unsigned tr_flush(struct tring *r)
-{
-    struct io_uring_sq *sq = &r->ring.sq;
-    if (sq->sqe_head != sq->sqe_tail) {
-        sq->sqe_head = sq->sqe_tail;
-        __atomic_store_n(sq->ktail, sq->sqe_tail, __ATOMIC_RELEASE);
-    }
-    return sq->sqe_tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
-}
-
 static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t deadline, clockid_t clk,
                     int other_words, _Atomic uint32_t *poll_mark)
 {
@@ -335,8 +355,7 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
             ts.tv_nsec = (long long)(rel % 1000000000ull);
             arg.ts = (uint64_t)(uintptr_t)&ts;
         }
-        if (r->reg >= 0) flags |= IORING_ENTER_REGISTERED_RING;
-        io_uring_enter2((unsigned)(r->reg >= 0 ? r->reg : r->ring.ring_fd), sub, 1, flags, (sigset_t *)&arg, sizeof(arg));
+        tr_enter(r, sub, 1, flags, &arg, sizeof(arg));
         tr_reap(r);
     }
     io_uring_cq_eventfd_toggle(&r->ring, true);
