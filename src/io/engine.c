@@ -25,6 +25,7 @@
 #include "win32/win32_error.h"
 
 static const struct io_engine *engine;
+static const struct io_engine *engine_ready;   /* engine, once picked */
 static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
 
 static void engine_pick(void)
@@ -32,13 +33,18 @@ static void engine_pick(void)
     /* NSPA_IO_ENGINE=epoll forces the fallback; io_uring otherwise, when it works */
     if (!nspa_env_is("NSPA_IO_ENGINE", "epoll") && io_engine_uring.init() == 0) {
         engine = &io_engine_uring;
+        __atomic_store_n(&engine_ready, engine, __ATOMIC_RELEASE);
         return;
     }
     if (io_engine_epoll.init() == 0) engine = &io_engine_epoll;
+    __atomic_store_n(&engine_ready, engine, __ATOMIC_RELEASE);
 }
 
 NSPA_HIDDEN const struct io_engine *io_engine(void)
 {
+    /* every issue asks: after the pick, one acquire load (no call into pthread_once) */
+    const struct io_engine *e = __atomic_load_n(&engine_ready, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(e != NULL, 1)) return e;
     pthread_once(&engine_once, engine_pick);
     return engine;
 }

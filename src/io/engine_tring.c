@@ -16,8 +16,9 @@
  * Nobody waits for a thread that is busy elsewhere: every thread ring has an eventfd
  * that the engine thread watches (a multishot poll on the process ring). The owner
  * turns the eventfd off while it sleeps in its ring (it reaps itself then) and on again
- * before it leaves, then reaps once more what came in between. Reaping is under the
- * ring's completion lock (PI; held only to copy CQEs out); completing happens after it.
+ * before it leaves, then reaps once more what came in between. Reaping takes no lock:
+ * a reaper copies CQEs out and claims them by moving the head with one CAS (one CQE,
+ * one reaper); completing happens after it.
  *
  * The word's FUTEX_WAIT may stay armed after a completion woke the thread. That is
  * harmless as long as nothing else of the thread sleeps on the word (the next wake
@@ -27,9 +28,10 @@
  * tag; a futex request is cancelled at once, within the submitting call).
  *
  * Rules kept: no allocation on the sleep path (rings are made at the thread's first
- * pending operation, never on a wait); locks are PI mutexes held for a bounded copy;
- * the wake order of the sync core is unchanged (one sleeper per word). A fork child
- * does not use the parent's rings.
+ * pending operation, never on a wait); no lock: the submission queue is the owner's
+ * alone (another thread cancels with IORING_REGISTER_SYNC_CANCEL) and reapers claim
+ * CQEs by CAS; the wake order of the sync core is unchanged (one sleeper per word). A
+ * fork child does not use the parent's rings.
  */
 #include <errno.h>
 #include <liburing.h>
@@ -51,13 +53,15 @@
 
 struct tring {
     struct io_uring ring;
-    pthread_mutex_t sq_lock;     /* PI: the submission queue (owner, and anyone's cancel) */
-    pthread_mutex_t cq_lock;     /* PI: taking CQEs (owner in its sleep, engine thread) */
+    /* the submission queue is the owner's alone (no lock): another thread's cancel
+     * goes through io_uring_register (IORING_REGISTER_SYNC_CANCEL), not the queue */
     int efd;                     /* registered eventfd, watched by the engine thread */
     _Atomic uint32_t owner;      /* tid of the thread using it; 0: free for another */
     _Atomic uint32_t armed;      /* FUTEX_WAIT requests in the ring not yet reaped */
     int armed_shared;            /* their kind (owner only) */
-};
+    int reg;                     /* the owner's registered ring fd (index), -1: none */
+} __attribute__((aligned(64)));  /* each owner writes its own (submits, reaps): no line
+                                  * shared with a neighbour's ring */
 
 static struct tring trings[TRING_MAX];
 static pthread_key_t end_key;             /* gives a thread's ring back at its end */
@@ -67,11 +71,59 @@ static int tring_on;                      /* io_uring engine with FUTEX_WAIT, no
 static __thread struct tring *mine;
 static __thread int mine_tried;
 
+/* Make the SQEs queued so far visible to the kernel (liburing's flush; the owner). */
+static unsigned tr_flush(struct tring *r)
+{
+    struct io_uring_sq *sq = &r->ring.sq;
+    if (sq->sqe_head != sq->sqe_tail) {
+        sq->sqe_head = sq->sqe_tail;
+        __atomic_store_n(sq->ktail, sq->sqe_tail, __ATOMIC_RELEASE);
+    }
+    return sq->sqe_tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+}
+
+/* The owner registers the ring's descriptor with the kernel (IORING_REGISTER_RING_FDS,
+ * per thread): its io_uring_enter calls then name the ring by that index and skip the
+ * descriptor lookup and its reference count (two atomic operations a call; two calls a
+ * message). Only the owner enters with it (tr_enter: its submissions and sleeps); the
+ * engine thread's overflow flush names the descriptor itself. Registered by hand, not
+ * with liburing's helper, so that no liburing call on the ring ever uses an index
+ * another thread registered. Given back at the thread's end; the next owner registers
+ * its own (a failed registration: -1, the plain descriptor). */
+static void tr_register(struct tring *r)
+{
+    struct io_uring_rsrc_update up = { .offset = -1u, .data = (uint64_t)r->ring.ring_fd };
+    r->reg = io_uring_register((unsigned)r->ring.ring_fd, IORING_REGISTER_RING_FDS, &up, 1) == 1 ? (int)up.offset : -1;
+}
+
+static void tr_unregister(struct tring *r)
+{
+    if (r->reg >= 0) {
+        struct io_uring_rsrc_update up = { .offset = (uint32_t)r->reg };
+        io_uring_register((unsigned)r->ring.ring_fd, IORING_UNREGISTER_RING_FDS, &up, 1);
+    }
+    r->reg = -1;
+}
+
+static int tr_enter(struct tring *r, unsigned sub, unsigned wait, unsigned flags, void *arg, size_t sz)
+{
+    if (r->reg >= 0) return io_uring_enter2((unsigned)r->reg, sub, wait, flags | IORING_ENTER_REGISTERED_RING, arg, sz);
+    return io_uring_enter2((unsigned)r->ring.ring_fd, sub, wait, flags, arg, sz);
+}
+
+/* liburing's io_uring_submit, for the owner: flush, then one enter (-errno, or the
+ * number submitted) */
+static int tr_submit(struct tring *r)
+{
+    unsigned n = tr_flush(r);
+    return n ? tr_enter(r, n, 0, 0, NULL, _NSIG / 8) : 0;
+}
+
 static struct io_uring_sqe *tr_get_sqe(struct tring *r)
 {
     struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
     if (!sqe) {
-        io_uring_submit(&r->ring);
+        tr_submit(r);
         sqe = io_uring_get_sqe(&r->ring);
     }
     return sqe;
@@ -87,8 +139,8 @@ static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *ow
         struct { uint64_t ud; int res; } got[TRING_BATCH];
         unsigned n = 0, head;
         struct io_uring_cqe *cqe;
-        /* nothing posted: no lock (the head is advanced under the lock by another
-         * reaper: an atomic read; liburing's io_uring_cq_ready reads it plainly) */
+        /* nothing posted (the head is moved by other reapers too: atomic reads;
+         * liburing's io_uring_cq_ready reads it plainly) */
         if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED)) {
             /* CQEs that did not fit (more than TRING_CQ in flight) wait in the kernel
              * until an io_uring_enter with GETEVENTS moves them in */
@@ -97,15 +149,21 @@ static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *ow
             if (__atomic_load_n(r->ring.cq.ktail, __ATOMIC_ACQUIRE) == __atomic_load_n(r->ring.cq.khead, __ATOMIC_RELAXED))
                 return done;
         }
-        pthread_mutex_lock(&r->cq_lock);
-        io_uring_for_each_cqe(&r->ring, head, cqe) {
-            if (n == TRING_BATCH) break;
+        /* Claim without a lock: copy the CQEs from the head on, then move the head past
+         * them with one compare-and-swap. The kernel reuses a slot only after the head
+         * has passed it, so what was copied is intact when the CAS succeeds; when it
+         * fails, another reaper took them first: copy again from the new head. */
+        struct io_uring_cq *cq = &r->ring.cq;
+        head = __atomic_load_n(cq->khead, __ATOMIC_ACQUIRE);
+        unsigned tail = __atomic_load_n(cq->ktail, __ATOMIC_ACQUIRE);
+        for (n = 0; n < TRING_BATCH && head + n != tail; n++) {
+            cqe = &cq->cqes[(head + n) & cq->ring_mask];
             got[n].ud = cqe->user_data;
-            got[n++].res = cqe->res;
+            got[n].res = cqe->res;
         }
-        io_uring_cq_advance(&r->ring, n);
-        pthread_mutex_unlock(&r->cq_lock);
-        if (!n) return done;
+        if (!n) continue;                  /* taken meanwhile (or overflow): look again */
+        if (!__atomic_compare_exchange_n(cq->khead, &head, head + n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
         for (unsigned i = 0; i < n; i++) {
             if (got[i].ud == FUTEX_TAG) {
                 atomic_fetch_sub(&r->armed, 1);
@@ -139,14 +197,12 @@ NSPA_HIDDEN void tring_kick(uint32_t idx, int more)
 static void tr_disarm(struct tring *r)
 {
     if (!atomic_load(&r->armed)) return;
-    pthread_mutex_lock(&r->sq_lock);
     struct io_uring_sqe *sqe = tr_get_sqe(r);
     if (sqe) {
         io_uring_prep_cancel64(sqe, FUTEX_TAG, IORING_ASYNC_CANCEL_ALL);
         io_uring_sqe_set_data64(sqe, 1);  /* a cancel request: nothing to complete */
     }
-    io_uring_submit(&r->ring);
-    pthread_mutex_unlock(&r->sq_lock);
+    tr_submit(r);
     tr_reap(r);
 }
 
@@ -158,19 +214,10 @@ static int tr_make(struct tring *r, uint32_t idx)
     p.cq_entries = TRING_CQ;
     int err = io_uring_queue_init_params(TRING_SQ, &r->ring, &p);
     if (err < 0) return err;
+    r->reg = -1;
     r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (r->efd < 0 || io_uring_register_eventfd(&r->ring, r->efd) < 0) goto fail;
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&r->sq_lock, &a);
-    pthread_mutex_init(&r->cq_lock, &a);
-    pthread_mutexattr_destroy(&a);
-    if (uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3) < 0) {
-        pthread_mutex_destroy(&r->sq_lock);
-        pthread_mutex_destroy(&r->cq_lock);
-        goto fail;
-    }
+    if (uring_watch_fd(r->efd, TRING_TAG | (uint64_t)idx << 3) < 0) goto fail;
     return 0;
 fail:
     if (r->efd >= 0) close(r->efd);
@@ -190,6 +237,7 @@ NSPA_HIDDEN struct tring *tring_mine(void)
         uint32_t z = 0;
         if (atomic_compare_exchange_strong(&trings[i].owner, &z, tid)) {
             mine = &trings[i];
+            tr_register(mine);
             pthread_setspecific(end_key, mine);
             return mine;
         }
@@ -202,24 +250,26 @@ NSPA_HIDDEN struct tring *tring_mine(void)
         mine = &trings[n];
     }
     pthread_mutex_unlock(&make_lock);
-    if (mine) pthread_setspecific(end_key, mine);
+    if (mine) {
+        tr_register(mine);
+        pthread_setspecific(end_key, mine);
+    }
     return mine;
 }
 
 /* the engine thread submits on the process ring (it never sleeps in the sync core) */
 NSPA_HIDDEN void tring_opt_out(void) { mine_tried = 1; }
 
+/* the owner (uring_submit submits on the caller's own ring) */
 NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op)
 {
-    pthread_mutex_lock(&r->sq_lock);
     struct io_uring_sqe *sqe = tr_get_sqe(r);
     int err = sqe ? uring_prep_op(sqe, op) : -EBUSY;
     if (!err) {
         op->tr = r;
-        err = io_uring_submit(&r->ring);
+        err = tr_submit(r);
         err = err < 0 ? err : 0;
     }
-    pthread_mutex_unlock(&r->sq_lock);
     return err;
 }
 
@@ -248,30 +298,22 @@ NSPA_HIDDEN int tring_reap_try(struct tring *r, struct io_op *op, int *res)
     return seen;
 }
 
+/* Any thread (CancelIoEx, closesocket; the op's file lock held): a synchronous cancel
+ * through io_uring_register, which does not touch the owner's submission queue. The
+ * operation's CQE (-ECANCELED, or its result if it finished first) reaches the ring as
+ * any other; -ENOENT: it completed already. Thread rings serve socket receives, which
+ * wait for readiness (a poll): their cancel is immediate. */
 NSPA_HIDDEN void tring_cancel(struct io_op *op)
 {
     struct tring *r = op->tr;
-    pthread_mutex_lock(&r->sq_lock);
-    struct io_uring_sqe *sqe = tr_get_sqe(r);
-    if (sqe) {
-        io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)op, 0);
-        io_uring_sqe_set_data64(sqe, 1);
-        io_uring_submit(&r->ring);
-        op->cancel_sent = 1;
-    }
-    pthread_mutex_unlock(&r->sq_lock);
-}
-
-/* Make the SQEs queued so far visible to the kernel (liburing's flush; sq_lock held);
- * the io_uring_enter that submits them may then run without the lock. */
-static unsigned tr_flush(struct tring *r)
-{
-    struct io_uring_sq *sq = &r->ring.sq;
-    if (sq->sqe_head != sq->sqe_tail) {
-        sq->sqe_head = sq->sqe_tail;
-        __atomic_store_n(sq->ktail, sq->sqe_tail, __ATOMIC_RELEASE);
-    }
-    return sq->sqe_tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+    struct io_uring_sync_cancel_reg reg;
+    memset(&reg, 0, sizeof(reg));
+    reg.addr = (uint64_t)(uintptr_t)op;
+    reg.fd = -1;
+    reg.timeout.tv_sec = -1;             /* no time limit */
+    reg.timeout.tv_nsec = -1;
+    io_uring_register_sync_cancel(&r->ring, &reg);
+    op->cancel_sent = 1;
 }
 
 static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t deadline, clockid_t clk,
@@ -285,13 +327,11 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
     io_uring_cq_eventfd_toggle(&r->ring, false);   /* we reap our own completions now */
     if (!tr_reap(r)) {
         /* the word's request still armed (the last wake was a completion): nothing to
-         * submit, no lock (only cancels come from other threads, and they submit) */
+         * submit */
         unsigned sub = 0;
         if (!atomic_load(&r->armed)) {
-            pthread_mutex_lock(&r->sq_lock);
             struct io_uring_sqe *sqe = tr_get_sqe(r);
             if (!sqe) {
-                pthread_mutex_unlock(&r->sq_lock);
                 io_uring_cq_eventfd_toggle(&r->ring, true);
                 tr_reap(r);
                 return 0;
@@ -304,7 +344,6 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
             atomic_fetch_add(&r->armed, 1);
             r->armed_shared = shared;
             sub = tr_flush(r);
-            pthread_mutex_unlock(&r->sq_lock);
         }
         struct __kernel_timespec ts;
         struct io_uring_getevents_arg arg;
@@ -316,7 +355,7 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
             ts.tv_nsec = (long long)(rel % 1000000000ull);
             arg.ts = (uint64_t)(uintptr_t)&ts;
         }
-        io_uring_enter2((unsigned)r->ring.ring_fd, sub, 1, flags, (sigset_t *)&arg, sizeof(arg));
+        tr_enter(r, sub, 1, flags, &arg, sizeof(arg));
         tr_reap(r);
     }
     io_uring_cq_eventfd_toggle(&r->ring, true);
@@ -333,6 +372,7 @@ static void tr_thread_end(void)
     if (!r) return;
     mine = NULL;
     tr_disarm(r);
+    tr_unregister(r);
     io_uring_cq_eventfd_toggle(&r->ring, true);
     tr_reap(r);
     atomic_store(&r->owner, 0);

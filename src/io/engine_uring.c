@@ -63,12 +63,15 @@ NSPA_HIDDEN int uring_prep_op(struct io_uring_sqe *sqe, struct io_op *op)
         op->msg.msg_flags = 0;
         /* one buffer on a stream socket: IORING_OP_RECV (no message header to copy
          * in, nothing to report back but the count) */
-        if (op->file->type == SOCK_STREAM && op->msg.msg_iovlen == 1 && !op->msg.msg_name && !op->msg.msg_control)
+        if (io_op_one_buf(op))
             io_uring_prep_recv(sqe, fd, op->iov[0].iov_base, op->iov[0].iov_len, op->msg_flags);
         else
             io_uring_prep_recvmsg(sqe, fd, &op->msg, op->msg_flags);
         break;
-    case OP_SEND: io_uring_prep_sendmsg(sqe, fd, &op->msg, MSG_NOSIGNAL); break;
+    case OP_SEND:
+        if (io_op_one_buf(op)) io_uring_prep_send(sqe, fd, op->iov[0].iov_base, op->iov[0].iov_len, MSG_NOSIGNAL);
+        else io_uring_prep_sendmsg(sqe, fd, &op->msg, MSG_NOSIGNAL);
+        break;
     case OP_ACCEPT:
         op->msg.msg_namelen = sizeof(op->addr);
         io_uring_prep_accept(sqe, fd, (struct sockaddr *)&op->addr, &op->msg.msg_namelen,

@@ -22,7 +22,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include "nspa/sync.h"
 #include "common/export.h"
 #include "sync/sync_api.h"
@@ -75,7 +77,7 @@ struct io_op {
     uint8_t reset_file;                 /* io_issue resets the file object (no event) */
     int64_t offset;                     /* files */
     struct nspa_apc apc;                /* the completion routine's APC */
-};
+} __attribute__((aligned(64)));         /* no line shared with a record another thread uses */
 
 /* A file or a socket (NSPA_TYPE_FILE), or a completion port (NSPA_TYPE_IOCP). */
 struct io_file {
@@ -116,7 +118,9 @@ struct io_file {
      * after each packet is queued */
     void (*notify)(void *ctx);
     void *notify_ctx;
-};
+} __attribute__((aligned(64)));         /* records side by side are used by different
+                                         * threads (a ping-pong's two sockets): no line
+                                         * shared between them */
 
 /* ---- pool.c -------------------------------------------------------------------- */
 NSPA_HIDDEN struct io_op *io_op_alloc(void);           /* NULL: no memory */
@@ -238,6 +242,39 @@ NSPA_HIDDEN struct io_file *io_sock_get(uint32_t s, int *err);
 NSPA_HIDDEN int io_sock_block(struct io_file *f, int events, uint32_t timeout_ms);
 NSPA_HIDDEN void io_es_reenable(struct io_file *f, int ev);
 NSPA_HIDDEN void io_es_poll(struct io_file *f);   /* look at readiness now (file lock held) */
+
+/* One buffer, no address, no control data: the call can be send()/recv() (and
+ * IORING_OP_SEND/RECV), which the kernel takes as one user buffer, instead of the
+ * sendmsg()/recvmsg() forms that copy a message header in and import an iovec. A
+ * receive also needs a stream socket (a datagram's MSG_TRUNC comes back only in the
+ * header's flags). */
+static inline int io_op_one_buf(const struct io_op *op)
+{
+    return op->msg.msg_iovlen == 1 && !op->msg.msg_name && !op->msg.msg_control &&
+           (op->kind == OP_SEND || op->file->type == SOCK_STREAM);
+}
+
+/* The one-buffer calls as plain system calls: libc's send()/recv() are cancellation
+ * points (two more calls around every system call, to switch asynchronous cancel on
+ * and off); a Winsock call is not one, and NSPA never cancels a thread. -1 and errno
+ * as the libc calls. */
+static inline ssize_t io_send1(int fd, const void *buf, size_t len, int flags)
+{
+#if NSPA_TSAN   /* its send/recv interceptors carry happens-before through the socket */
+    return send(fd, buf, len, flags);
+#else
+    return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+#endif
+}
+
+static inline ssize_t io_recv1(int fd, void *buf, size_t len, int flags)
+{
+#if NSPA_TSAN
+    return recv(fd, buf, len, flags);
+#else
+    return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+#endif
+}
 
 /* The kernel is about to write into these buffers for the program: write-watched pages
  * are counted and opened, a guard page loses its guard and fails the call (src/vm,

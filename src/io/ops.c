@@ -19,8 +19,10 @@ NSPA_HIDDEN int64_t io_op_try(struct io_op *op)
     switch (op->kind) {
     case OP_RECV:
         op->msg.msg_flags = 0;
+        if (io_op_one_buf(op)) return ret(io_recv1(fd, op->iov[0].iov_base, op->iov[0].iov_len, op->msg_flags | MSG_DONTWAIT));
         return ret(recvmsg(fd, &op->msg, op->msg_flags | MSG_DONTWAIT));
     case OP_SEND:
+        if (io_op_one_buf(op)) return ret(io_send1(fd, op->iov[0].iov_base, op->iov[0].iov_len, MSG_DONTWAIT | MSG_NOSIGNAL));
         return ret(sendmsg(fd, &op->msg, MSG_DONTWAIT | MSG_NOSIGNAL));
     case OP_ACCEPT:
         op->msg.msg_namelen = sizeof(op->addr);

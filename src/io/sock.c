@@ -218,8 +218,13 @@ NSPA_HIDDEN int64_t io_ws_send(uint32_t s, const struct io_wsabuf *b, uint32_t n
     }
     m.msg_iov = iov;
     m.msg_iovlen = n;
+    /* one buffer and no address (send, a one-buffer WSASend): sendto() without an
+     * address, which the kernel takes as one user buffer; sendmsg() copies the header
+     * in and imports an iovec (io_op_one_buf) */
+    int one = n == 1 && !m.msg_name;
     while (!r) {
-        ssize_t x = sendmsg(f->fd, &m, msg_flags_from_win(flags) | MSG_DONTWAIT | MSG_NOSIGNAL);
+        int sf = msg_flags_from_win(flags) | MSG_DONTWAIT | MSG_NOSIGNAL;
+        ssize_t x = one ? io_send1(f->fd, iov[0].iov_base, iov[0].iov_len, sf) : sendmsg(f->fd, &m, sf);
         if (x >= 0) { r = x; break; }
         r = -errno;
         if (r == -EINTR) { r = 0; continue; }
@@ -245,10 +250,12 @@ NSPA_HIDDEN int64_t io_ws_recv(uint32_t s, const struct io_wsabuf *b, uint32_t n
     m.msg_iov = iov;
     m.msg_iovlen = n;
     int lf = flags ? msg_flags_from_win(*flags) : 0;
+    int one = n == 1 && !from && f->type == SOCK_STREAM;   /* recv(): see io_op_one_buf */
     while (!r) {
         m.msg_name = &a;
         m.msg_namelen = sizeof(a);
-        ssize_t x = recvmsg(f->fd, &m, lf | MSG_DONTWAIT);
+        ssize_t x = one ? io_recv1(f->fd, iov[0].iov_base, iov[0].iov_len, lf | MSG_DONTWAIT)
+                        : recvmsg(f->fd, &m, lf | MSG_DONTWAIT);
         if (x >= 0) {
             r = x;
             if (from && m.msg_namelen) io_addr_to_win((struct sockaddr *)&a, m.msg_namelen, from, fromlen);
