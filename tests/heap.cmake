@@ -34,3 +34,5 @@ nspa_add_test(heap_rt_wait SOURCES tests/heap_rt_wait.c WIN32 THREADED SERIAL TI
 set_tests_properties(heap_rt_wait PROPERTIES SKIP_RETURN_CODE 77)
 # idle memory goes back after an epoch (own, gone thread, handed over); also under TSan
 nspa_add_test(heap_purge SOURCES tests/heap_purge.c WIN32 THREADED)
+# a thread that takes over an exited thread's live blocks reuses its segments; also TSan
+nspa_add_test(heap_adopt SOURCES tests/heap_adopt.c WIN32 THREADED)

@@ -104,15 +104,21 @@ static void *larson_round(void *arg)
     struct larson *l = arg;
     uint64_t ops = 0;
     int steps = (int)(LARSON_BLOCKS * 80 * scale);
+    /* the generator's state in a local: the chains' structures share a cache line, and
+     * a store to it at every step (the calls keep the compiler from holding it in a
+     * register) made the two chains fight over that line whenever they ran at the same
+     * time, 3-5x slower per CPU second for whatever allocator (docs/heap.md) */
+    uint64_t rng = l->rng;
     for (int i = 0; i < steps; i++) {
-        uint32_t k = (uint32_t)(rnd(&l->rng) % LARSON_BLOCKS);
+        uint32_t k = (uint32_t)(rnd(&rng) % LARSON_BLOCKS);
         FREE(l->blk[k]);
-        size_t n = 8 + rnd(&l->rng) % 993;
+        size_t n = 8 + rnd(&rng) % 993;
         char *p = xalloc(n);
         p[0] = 1; p[n - 1] = 2;
         l->blk[k] = p;
         ops += 2;
     }
+    l->rng = rng;
     if (++l->round < LARSON_ROUNDS)
         spawn(&l->next, larson_round, l);      /* hand the set over, then exit */
     else {

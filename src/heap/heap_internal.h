@@ -41,6 +41,8 @@
 #define PURGE_NOW_SLICES 128                  /* ... or half at once beyond 8 MiB and the slices in use */
 #define ORPHAN_KEEP_SLICES 128                /* idle slices left in orphans (8 MiB) */
 #define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
+#define ADOPT_MAX    4                        /* orphans taken over at once (heap_page.c) */
+#define ADOPT_IDLE_MAX 4                      /* ... beyond the first: at most 256 KiB idle */
 #define FULL_SCAN    8                        /* full pages looked at per page switch */
 
 #define SEGMAP_BITS  47                       /* the segment map covers 2^47 bytes */
