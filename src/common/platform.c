@@ -10,6 +10,18 @@
 #include <time.h>
 #include "common/platform.h"
 
+NSPA_HIDDEN int nspa_ncpu_online(void)
+{
+    static int cache;
+    int n = __atomic_load_n(&cache, __ATOMIC_RELAXED);
+    if (!n) {
+        long v = sysconf(_SC_NPROCESSORS_ONLN);
+        n = v > 0 ? (int)v : 1;
+        __atomic_store_n(&cache, n, __ATOMIC_RELAXED);   /* every first caller computes the same */
+    }
+    return n;
+}
+
 NSPA_HIDDEN int nspa_env_int(const char *name, int def, int lo, int hi)
 {
     const char *e = getenv(name);

@@ -141,6 +141,12 @@ static inline struct timespec nspa_ts_from_ns(uint64_t ns)
     return ts;
 }
 
+/* ---- the machine ------------------------------------------------------------------ */
+
+/* The number of online CPUs (at least 1), read once per process: spins are pointless on
+ * one CPU, where the owner cannot run while the waiter spins. */
+NSPA_HIDDEN int nspa_ncpu_online(void);
+
 /* ---- environment options, parsed once ------------------------------------------- */
 
 /* An integer option from the environment: @def when unset or not a number, clamped to

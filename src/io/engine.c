@@ -31,12 +31,10 @@ static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
 static void engine_pick(void)
 {
     /* NSPA_IO_ENGINE=epoll forces the fallback; io_uring otherwise, when it works */
-    if (!nspa_env_is("NSPA_IO_ENGINE", "epoll") && io_engine_uring.init() == 0) {
+    if (!nspa_env_is("NSPA_IO_ENGINE", "epoll") && io_engine_uring.init() == 0)
         engine = &io_engine_uring;
-        __atomic_store_n(&engine_ready, engine, __ATOMIC_RELEASE);
-        return;
-    }
-    if (io_engine_epoll.init() == 0) engine = &io_engine_epoll;
+    else if (io_engine_epoll.init() == 0)
+        engine = &io_engine_epoll;
     __atomic_store_n(&engine_ready, engine, __ATOMIC_RELEASE);
 }
 

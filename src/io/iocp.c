@@ -66,10 +66,7 @@ static uint64_t set_limit(uint64_t w, void *a) { return w | (uint64_t)*(uint32_t
 NSPA_HIDDEN int io_port_create(uint32_t concurrency, nspa_obj_t *out)
 {
     struct io_file *f;
-    if (!concurrency) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        concurrency = n > 0 ? (uint32_t)n : 1;
-    }
+    if (!concurrency) concurrency = (uint32_t)nspa_ncpu_online();
     if (concurrency > 0x3fff) concurrency = 0x3fff;
     int r = io_file_new(1, -1, &f, out);
     if (r) return r;

@@ -129,7 +129,7 @@ static long gate_recheck_ns(void)
  * it runs at 10-16M every time. The time is bounded, like the NT mutex's 20 us before a
  * boost, and much shorter than it (docs/locks.md). */
 #define CS_RT_SPIN_NS 2000
-static int rt_spin_ok(void) { return nspa_locks_ncpu() > 1; }
+static int rt_spin_ok(void) { return nspa_ncpu_online() > 1; }
 
 /* One attempt at a free PI word (a plain load first, so a held word is not written). */
 static inline int pi_try_take(_Atomic int32_t *w, uint32_t tid)
@@ -283,7 +283,7 @@ owned:
 
 static uintptr_t default_spin(void)
 {
-    return nspa_locks_ncpu() > 1 ? (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_DEFAULT_SPIN) : 0;
+    return nspa_ncpu_online() > 1 ? (NSPA_CS_DYNAMIC_SPIN | NSPA_CS_DEFAULT_SPIN) : 0;
 }
 
 NSPA_HIDDEN int nspa_cs_do_init(nspa_cs_t *cs, uint32_t spin, uint32_t flags, int ex)

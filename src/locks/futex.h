@@ -11,8 +11,6 @@
  * <nspa/win32/synchapi_locks.h> reads it. */
 extern __thread uint32_t nspa_tls_tid __attribute__((tls_model("initial-exec"))) NSPA_EXPORT;
 NSPA_HIDDEN uint32_t nspa_locks_tid_load(void);
-/* The number of CPUs, cached (a spin on one CPU only delays the owner). */
-NSPA_HIDDEN int nspa_locks_ncpu(void);
 /* How many PI critical sections the calling thread owns (recursion counted once). A
  * thread that owns one waits for another through the kernel's PI queue whatever its
  * priority, so that a boost reaches the end of a chain (cs.c, cs_enter_slow_pi). */

@@ -24,7 +24,7 @@ static _Atomic unsigned srw_spin = NSPA_SRW_DEFAULT_SPIN;
 static struct nspa_spin srw_spin_start(void)
 {
     unsigned budget = atomic_load_explicit(&srw_spin, memory_order_relaxed);
-    if (!budget || nspa_locks_ncpu() < 2)
+    if (!budget || nspa_ncpu_online() < 2)
         return nspa_spin_start(0);       /* on one CPU the owner cannot run meanwhile */
     if (!nspa_rt_self_is_rt())           /* decided per thread */
         return nspa_spin_start(budget);

@@ -28,13 +28,7 @@
 
 #define DEFAULT_SPIN 2000
 
-static int one_cpu(void)
-{
-    static int n;
-    int v = __atomic_load_n(&n, __ATOMIC_RELAXED);
-    if (!v) __atomic_store_n(&n, v = (int)sysconf(_SC_NPROCESSORS_ONLN), __ATOMIC_RELAXED);
-    return v <= 1;
-}
+static int one_cpu(void) { return nspa_ncpu_online() <= 1; }
 
 NSPA_EXPORT BOOL WINAPI InitializeSynchronizationBarrier(LPSYNCHRONIZATION_BARRIER b, LONG total, LONG spin)
 {

@@ -17,7 +17,6 @@
  * futex, which costs two context switches and a PI-state setup. Not on one CPU, where
  * the holder cannot run while we spin. */
 #define LOCK_SPIN 128
-static int ncpus;
 static __thread int locks_held;      /* wakes are flushed when the last lock goes */
 
 NSPA_HIDDEN void obj_lock(struct sobj *o)
@@ -26,11 +25,7 @@ NSPA_HIDDEN void obj_lock(struct sobj *o)
     int r = pthread_mutex_trylock(&o->lock);
     if (__builtin_expect(r == 0, 1)) return;
     if (r == EBUSY) {
-        int n = __atomic_load_n(&ncpus, __ATOMIC_RELAXED);
-        if (!n) {
-            n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-            __atomic_store_n(&ncpus, n, __ATOMIC_RELAXED);
-        }
+        int n = nspa_ncpu_online();
         _Atomic uint32_t *w = nspa_robust_word(&o->lock);
         for (int i = 0; i < LOCK_SPIN && n > 1; i++) {
             nspa_cpu_relax();

@@ -57,7 +57,7 @@ static uint64_t spin_budget(void)
     int64_t n = __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
     if (__builtin_expect(n < 0, 0)) {
         n = (int64_t)nspa_env_int("NSPA_SPIN_US", 25, 0, 100000) * 1000;
-        if (sysconf(_SC_NPROCESSORS_ONLN) < 2) n = 0;   /* every first caller computes the same */
+        if (nspa_ncpu_online() < 2) n = 0;   /* every first caller computes the same */
         __atomic_store_n(&spin_ns, n, __ATOMIC_RELAXED);
     }
     return (uint64_t)n;

@@ -135,13 +135,7 @@ static void wake_or_spawn(struct tp_pool *p);
 
 #define TP_SPIN 2000                     /* pause rounds an idle worker looks before sleeping */
 
-static int ncpu(void)
-{
-    static int n;
-    int v = __atomic_load_n(&n, __ATOMIC_RELAXED);
-    if (!v) __atomic_store_n(&n, v = (int)sysconf(_SC_NPROCESSORS_ONLN), __ATOMIC_RELAXED);
-    return v > 0 ? v : 1;
-}
+static int ncpu(void) { return nspa_ncpu_online(); }
 
 static int multi_cpu(void) { return ncpu() > 1; }
 
