@@ -18,7 +18,7 @@
 # and of a ping-pong round trip; callgrind counts the instructions of a triple.
 # Output: <outdir>/sync.json, <outdir>/sync.md (tools/benchfmt.py), <outdir>/sync-samples.txt,
 # <outdir>/sync-run.log.
-# Knobs (environment): ROUNDS=5  MS=1000 (timed runs)  ZIGZAG_MS=2000  BENCH_SYNC_IMPLS="nspa wine winpr limits"
+# Knobs (environment): ROUNDS=5  MS=1000 (timed runs)  ZIGZAG_MS=2000  HANDOFF_REPS=3  BENCH_SYNC_IMPLS="nspa wine winpr limits"
 # Then the scale phase, bench/sync/scale.sh (K independent pairs, isolation of namespaces,
 # RT mutex; <outdir>/sync_scale.json and .md): BENCH_SYNC_SCALE=0 leaves it out,
 # BENCH_SYNC_ONLY=scale runs nothing else (e.g. BENCH_SYNC_ONLY=scale make bench BENCH=sync).
@@ -136,10 +136,35 @@ win32() {  # win32 <bench> "<args for native>" ["<args for wine>"] (words split 
 }
 limits() { [ -n "$LIMITS_BIN" ] && run "limits $1" "$LIMITS_BIN" "$@"; return 0; }
 
+# The hand-off benches (pingpong, zigzag) are bound by how fast a sleeping CPU wakes. On a
+# virtual machine that is the host's state, not the program's: the host polls a halted
+# vCPU for a while or not, adapting to the recent wake-ups, and the rate of the same binary
+# switches between regimes (16-22 us and 50-60 us per round trip here) that last from a
+# fraction of a second to seconds, whatever the implementation. One run per impl and round
+# then compares two regimes as often as two implementations. So they run HANDOFF_REPS
+# times per round, A B A B, for the medians; and once more per round with the whole
+# process on one CPU (pingpong_1cpu, zigzag_1cpu): there a hand-off is a context switch
+# on that CPU and no vCPU ever halts, the repeatable measure of the hand-off's own cost.
+HANDOFF_REPS=${HANDOFF_REPS:-3}
+one_cpu=$(taskset -pc $$ 2>/dev/null | awk -F': ' '{ n = split($2, a, "[,-]"); print a[n] }')
+pinned() {  # pinned <bench> <ms>: the process on one CPU; the bench name gets _1cpu
+  local b=$1 ms=$2 o
+  [ -n "$one_cpu" ] || return 0
+  for impl in nspa futex; do
+    if [ $impl = nspa ]; then [ -n "$NSPA_BIN" ] || continue; o=$(timeout "$RUN_TIMEOUT" taskset -c "$one_cpu" "$NSPA_BIN" "$b" nspa "$ms" 2>>"$log")
+    else [ -n "$LIMITS_BIN" ] || continue; o=$(timeout "$RUN_TIMEOUT" taskset -c "$one_cpu" "$LIMITS_BIN" "$b" "$ms" 2>>"$log"); fi
+    echo "$o" >>"$log"
+    grep '^RESULT ' <<<"$o" | sed "s/ bench=$b / bench=${b}_1cpu /" >>"$samples"
+  done
+}
+
 for r in $(seq 1 "$ROUNDS"); do
   say "round $r/$ROUNDS ($(( $(date +%s) - t_start )) s elapsed)"
-  win32 pingpong "$MS";            limits pingpong "$MS"
-  win32 zigzag "$ZIGZAG_MS";       limits zigzag "$ZIGZAG_MS"
+  for _ in $(seq 1 "$HANDOFF_REPS"); do
+    win32 pingpong "$MS";          limits pingpong "$MS"
+    win32 zigzag "$ZIGZAG_MS";     limits zigzag "$ZIGZAG_MS"
+  done
+  pinned pingpong "$MS";           pinned zigzag "$ZIGZAG_MS"
   win32 mutex "$MS";               limits mutex "$MS"
   win32 contended_wait "$CW_NATIVE $CW_CAP_MS" "$CW_WINE $CW_CAP_MS"
   limits contended_wait "$CW_NATIVE" "$CW_CAP_MS"
@@ -217,7 +242,7 @@ fi
 
 # ---- report ------------------------------------------------------------------------
 ratios=(
-  pingpong:nspa:futex zigzag:nspa:futex triple:nspa:pthread_pair triple:nspa:pthread_pair_st mutex:nspa:pthread_pi
+  pingpong:nspa:futex zigzag:nspa:futex pingpong_1cpu:nspa:futex zigzag_1cpu:nspa:futex triple:nspa:pthread_pair triple:nspa:pthread_pair_st mutex:nspa:pthread_pi
   contended_wait:nspa:pthread_pi triple_instructions:nspa:pthread_pair pingpong_syscalls:nspa:futex
 )
 for b in pingpong zigzag mutex contended_wait waitall triple triple_syscalls pingpong_syscalls; do
@@ -229,7 +254,7 @@ done
 args=()
 for x in "${ratios[@]}"; do args+=(--ratio "$x"); done
 notes=(
-  "Method: $ROUNDS interleaved rounds; in each, every implementation of every bench runs once (nspa, wine, winpr, then the limits). Timed benches run ${MS} ms (zigzag ${ZIGZAG_MS} ms) each and report per-operation figures. Same Win32 source (bench/sync/sync_bench.c) for nspa, wine (mingw-w64 .exe under stock Wine 8, wineserver sync) and winpr."
+  "Method: $ROUNDS interleaved rounds; in each, every implementation of every bench runs once (nspa, wine, winpr, then the limits), pingpong and zigzag $HANDOFF_REPS times (A B A B), then once more each with the process on one CPU (pingpong_1cpu, zigzag_1cpu; nspa and futex only). Why: a hand-off between CPUs costs what waking a halted vCPU costs, which on a virtual machine is the host's adaptive state; the same binary's rate switches between regimes about 3x apart that last from a fraction of a second to seconds. On one CPU no vCPU halts and the figure is repeatable: it is the hand-off's own cost. Timed benches run ${MS} ms (zigzag ${ZIGZAG_MS} ms) each and report per-operation figures. Same Win32 source (bench/sync/sync_bench.c) for nspa, wine (mingw-w64 .exe under stock Wine 8, wineserver sync) and winpr."
   "Must-show targets (issue 2): pingpong nspa/futex <= 1.3; zigzag nspa/futex >= 0.8; triple nspa/pthread_pair <= 4 (pthread_pair = one uncontended pthread_mutex_lock+unlock pair in a process with a second thread alive; pthread_pair_st is the same pair in a one-thread process, where glibc drops the lock prefix: not a lock, shown for information) and triple_syscalls nspa = 0; mutex nspa/pthread_pi >= 0.3; every nspa/wine ratio 10x better (<= 0.1 for time, >= 10 for throughput)."
   "contended_wait is msync's 'contended wait' (10M acquisitions over 2 threads, wall time): native implementations run ${CW_NATIVE} acquisitions; under Wine only ${CW_WINE} (its ~40-100 us server round trips would need 10-30 minutes for 10M); any run still going after ${CW_CAP_MS} ms is stopped there. Fewer than 10M acquisitions are scaled to 10M; each sample line carries iters=, scaled_to= and capped=."
   "waitall: one round = a releaser thread posts 4 semaphores (max count 1), the main thread's WaitForMultipleObjects(bWaitAll=TRUE) takes them and acks with an auto-reset event; us per round."
