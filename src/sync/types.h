@@ -132,7 +132,6 @@ static inline int thr_state_off_cpu(uint32_t s) { return s >= T_SLEEP; }
 #define W_POKE_MASK     0xffffu      /* bumped to make the waiter look again */
 
 struct thr {
-    pthread_mutex_t alive;           /* robust; held by the thread for its whole life */
     uint32_t tid;                    /* 0 = free slot */
     uint32_t proc;                   /* process slot (UINT32_MAX: no region) */
     uint32_t tid_next;               /* tid hash chain (slot + 1) */
@@ -148,9 +147,12 @@ struct thr {
     uint32_t shared_futex;           /* wakers use a shared FUTEX_WAKE */
     _Atomic uint32_t spinning;       /* T_RUN, T_SPIN (looking at its futex word before
                                       * it sleeps) or T_SLEEP (in the kernel) */
+    /* ent[0] shares the futex word's line: a granter writes both, and the waiter it woke
+     * reads both, so a one-object hand-off between CPUs moves one line of the record
+     * instead of two (a cross-CPU hand-off's cost is its line transfers: docs/sync.md) */
+    struct went ent[WAIT_SLOTS];
     uint64_t since;                  /* when the wait queued (CLOCK_MONOTONIC ns) */
     uint64_t objs[WAIT_SLOTS];       /* refs; [count] = the alert */
-    struct went ent[WAIT_SLOTS];
     _Atomic uint32_t poll_mark;      /* nonzero: asleep in the I/O module's poll, woken
                                       * through its hook (sync_api.h, nspa__sleep_hooks);
                                       * in the padding before pi_lock: no layout change */
@@ -164,14 +166,24 @@ struct thr {
     _Alignas(64) _Atomic uint32_t nowned;
     _Atomic uint32_t owned_overflow;
     _Atomic uint64_t owned[OWNED_MAX];   /* refs, 0 = empty */
+    /* robust; held by the thread for its whole life. On a line of its own: glibc links
+     * every robust mutex the thread takes (each object lock) into the thread's robust
+     * list through the list's head, which is this mutex while nothing else is held, so
+     * the thread writes this line at every object lock and unlock; a waker reading
+     * tid or proc of the record next to it took a cache miss per hand-off. */
+    _Alignas(64) pthread_mutex_t alive;
 };
+_Static_assert(offsetof(struct thr, ent) == offsetof(struct thr, futex) + 32 &&
+               offsetof(struct thr, futex) % 64 == 0, "ent[0] shares the futex word's cache line");
 
 /* ---- the namespace region ------------------------------------------------------------ */
 
 #define NS_MAGIC        0x4e535041534e3032ull   /* "NSPASN02" */
-#define NS_VERSION      8               /* 5: the timer records (off_timers); 6: thr.since;
+#define NS_VERSION      9               /* 5: the timer records (off_timers); 6: thr.since;
                                          * 7: the ledger's access masks (off_access);
-                                         * 8: thr.spinning T_WOKEN */
+                                         * 8: thr.spinning T_WOKEN; 9: thr.ent before
+                                         * thr.objs (ent[0] on the futex line), thr.alive
+                                         * last, on its own line */
 #define MAX_PROCS       4096
 #define MAX_THREADS     32768
 #define MAX_OBJECTS     (1u << 21)              /* 2M named objects */
