@@ -36,3 +36,5 @@ set_tests_properties(heap_rt_wait PROPERTIES SKIP_RETURN_CODE 77)
 nspa_add_test(heap_purge SOURCES tests/heap_purge.c WIN32 THREADED)
 # a thread that takes over an exited thread's live blocks reuses its segments; also TSan
 nspa_add_test(heap_adopt SOURCES tests/heap_adopt.c WIN32 THREADED)
+# a thread whose use swings stops decommitting and re-faulting it; the limit comes back
+nspa_add_test(heap_purge_swing SOURCES tests/heap_purge_swing.c WIN32)
