@@ -32,7 +32,8 @@ add_dependencies(heap_producer_consumer nspa-malloc)
 # sleeps and boosts it (three threads on one CPU); SKIP (77) without SCHED_FIFO
 nspa_add_test(heap_rt_wait SOURCES tests/heap_rt_wait.c WIN32 THREADED SERIAL TIMEOUT 90)
 set_tests_properties(heap_rt_wait PROPERTIES SKIP_RETURN_CODE 77)
-# idle memory goes back after an epoch (own, gone thread, handed over); also under TSan
+# idle memory goes back after an epoch (own, gone thread, handed over), a thread whose
+# use swings stops decommitting and faulting it in again; also under TSan
 nspa_add_test(heap_purge SOURCES tests/heap_purge.c WIN32 THREADED)
 # a thread that takes over an exited thread's live blocks reuses its segments; also TSan
 nspa_add_test(heap_adopt SOURCES tests/heap_adopt.c WIN32 THREADED)

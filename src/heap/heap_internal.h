@@ -39,6 +39,8 @@
 #define PURGE_SLICES 16                       /* decommit once 1 MiB (and a quarter) lie idle */
 #define PURGE_EPOCH_NS (20 * 1000000ull)      /* ... for a whole epoch of 20 ms (theap_tick) */
 #define PURGE_NOW_SLICES 128                  /* ... or half at once beyond 8 MiB and the slices in use */
+#define PURGE_NOW_MAX 1024                    /* ... a limit that doubles, up to 64 MiB, for a
+                                                 thread that commits again what it gave back */
 #define ORPHAN_KEEP_SLICES 128                /* idle slices left in orphans (8 MiB) */
 #define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
 #define ADOPT_MAX    4                        /* orphans taken over at once (heap_page.c) */
@@ -167,6 +169,11 @@ typedef struct theap {
     seg_t         *segs;           /* owned segments */
     uint32_t       dirty_slices;   /* free but still committed slices in owned segments */
     uint32_t       used_slices;    /* slices holding pages */
+    uint32_t       purge_now;      /* idle slices beyond which a retire decommits at once
+                                      (PURGE_NOW_SLICES .. PURGE_NOW_MAX, page_retire) */
+    uint32_t       used_peak;      /* most slices in use since the last purge tick */
+    uint32_t       purged_now;     /* ticks for which an at-once decommit still counts as
+                                      recent (2 after one, page_new / theap_tick) */
     uint64_t       purge_tick;     /* CLOCK_MONOTONIC_COARSE ns of the next purge tick */
     uintptr_t      token;          /* owner thread token (1: shared theap, used under stw_mtx) */
     int            dead;           /* heap destroyed under us: free at thread exit */

@@ -162,8 +162,11 @@ static void theap_purge_down(theap_t *th, uint32_t target)
 
 /* Owner (or world stopped): pg is empty; give its slices back to the segment. They stay
  * committed ("dirty") and go back to the system at a purge tick (theap_tick) once they
- * have been idle for a whole epoch; once more than PURGE_NOW_SLICES and the slices in
- * use lie idle, half of them (the longest idle first) are decommitted at once. */
+ * have been idle for a whole epoch; once more than th->purge_now (8 MiB at first) and
+ * the slices in use lie idle, half of them (the longest idle first) are decommitted at
+ * once. That limit adapts (page_new, theap_tick): a thread whose use swings by more
+ * than it (a producer whose queue fills and drains every few milliseconds) gave its
+ * memory back at every drain and faulted it in again at every fill. */
 void page_retire(theap_t *th, page_t *pg)
 {
     seg_t *s = (seg_t *)((uintptr_t)pg & ~(uintptr_t)SEG_MASK);
@@ -175,8 +178,22 @@ void page_retire(theap_t *th, page_t *pg)
     page_free_slices(s, pg);
     th->dirty_slices += n;
     th->used_slices -= n;
-    if (th->dirty_slices > PURGE_NOW_SLICES && th->dirty_slices > th->used_slices)
+    if (th->dirty_slices > th->purge_now && th->dirty_slices > th->used_slices) {
         theap_purge_down(th, th->dirty_slices / 2);
+        th->purged_now = 2;              /* recent for this epoch and the next */
+    }
+}
+
+/* Owner: n slices of a new page were committed afresh (not idle ones reused). If the
+ * thread decommitted memory at once within the last epoch or two, that bet lost: it
+ * needed the memory again and pays a page fault per 4 KiB for it. Double the limit
+ * (once per such purge), up to PURGE_NOW_MAX; theap_tick halves it again once the
+ * thread's use stays well below it. */
+static void purge_now_lost(theap_t *th)
+{
+    th->purged_now = 0;
+    if (th->purge_now < PURGE_NOW_MAX)
+        th->purge_now *= 2;
 }
 
 /* Owner, at a page switch: idle memory goes back to the system once it has been idle
@@ -194,6 +211,14 @@ void theap_tick(theap_t *th)
     if (now < th->purge_tick)
         return;
     th->purge_tick = now + PURGE_EPOCH_NS;
+    /* the at-once limit comes back down (halves) at each epoch in which the thread's
+     * use stayed below a quarter of it: a thread that stopped swinging gives large
+     * frees back at once again */
+    if (th->purged_now)
+        th->purged_now--;
+    if (th->purge_now > PURGE_NOW_SLICES && th->used_peak < th->purge_now / 4)
+        th->purge_now /= 2;
+    th->used_peak = th->used_slices;
     uint64_t oat = LD(th->heap->orphan_purge_at);
     if (oat && now >= oat)
         orphans_purge_aged(th->heap, now);
@@ -351,8 +376,11 @@ static page_t *page_new(theap_t *th, unsigned c)
         th->dirty_slices -= (uint32_t)__builtin_popcount(was_dirty);
         s->dirty_mask &= ~bits;
     }
+    unsigned fresh = n - (unsigned)__builtin_popcount(was_dirty);
     if (!s->hugetlb)
-        commit_add(th->heap, (ptrdiff_t)((size_t)(n - (unsigned)__builtin_popcount(was_dirty)) * SLICE_SIZE));
+        commit_add(th->heap, (ptrdiff_t)((size_t)fresh * SLICE_SIZE));
+    if (fresh && th->purged_now)
+        purge_now_lost(th);
     /* the class before the slice map: another thread's free reads the map first (a
      * stale pointer racing with this reuse then sees a class that matches the page) */
     s->slice_cls[si] = (uint8_t)c;
@@ -360,6 +388,8 @@ static page_t *page_new(theap_t *th, unsigned c)
     for (unsigned i = (unsigned)si; i < (unsigned)si + n; i++)
         s->slice_first[i] = (uint8_t)si;
     th->used_slices += n;
+    if (th->used_slices > th->used_peak)
+        th->used_peak = th->used_slices;
     page_t *pg = &seg_pages(s)[si];
     pg->free = NULL;
     pg->used = 0;
@@ -389,8 +419,9 @@ page_t *alloc_page(theap_t *th, unsigned c)
 {
     if (unlikely(LD(th->notified)))
         theap_collect_notified(th);
-    if (th->dirty_slices || LD(th->heap->orphan_purge_at) || LD(th->heap->huge_age_at))
-        theap_tick(th);
+    if (th->dirty_slices || th->purge_now > PURGE_NOW_SLICES ||
+        LD(th->heap->orphan_purge_at) || LD(th->heap->huge_age_at))
+        theap_tick(th);   /* (a raised at-once limit comes down at the ticks too) */
     page_t *pg = th->pages[c];
     while (pg) {
         page_t *nx = pg->next;

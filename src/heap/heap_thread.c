@@ -43,6 +43,7 @@ theap_t *theap_create(tld_t *t, heap_t *h)
     th->heap = h;
     th->tld = t;
     th->token = tld_token(t);
+    th->purge_now = PURGE_NOW_SLICES;
     pthread_mutex_lock(&g_lock);
     pthread_mutex_lock(&h->big);
     th->hprev = NULL;
@@ -190,6 +191,7 @@ theap_t *shared_theap(heap_t *h)   /* stw_mtx held */
             return NULL;
         th->heap = h;
         th->token = 1;
+        th->purge_now = PURGE_NOW_SLICES;
         h->shared = th;
     }
     return h->shared;
