@@ -102,18 +102,18 @@ static int issue_on_ring(struct io_op *op, struct tring *tr)
     if (r == 0) op->in_engine = 1;
     if (r < 0) {
         io_pending_unlink(f, op);
-        io_unlock(f);
+        pthread_mutex_unlock(&f->lock);
         return r;
     }
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     int res;
     if (!tring_reap_try(tr, op, &res)) return 0;       /* pending */
     /* it finished in the submitting call: off the list, delivered as immediate */
     struct io_op *failed = NULL;
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     io_pending_unlink(f, op);
     io_submit_next(f, op->dir, &failed);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     io_complete_chain(failed);
     if (res == -ECANCELED) {         /* a cancel saw it pending: it completes as such */
         io_finish_complete(op, res);
@@ -139,13 +139,13 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
     struct io_file *f = op->file;
     const struct io_engine *e = io_engine();
     if (!e) return -ENOSYS;
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     if (op->reset_file) {                /* NT clears the file object as the I/O starts */
         op->reset_file = 0;
         io_file_signal_locked(f, 0);
     }
     if (f->closing) {
-        io_unlock(f);
+        pthread_mutex_unlock(&f->lock);
         return -EBADF;
     }
     /* a socket's operations of one direction run one at a time, in issue order
@@ -158,7 +158,7 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
     if (first) {
         int64_t res = io_op_try(op);
         if (res != -EAGAIN) {
-            io_unlock(f);
+            pthread_mutex_unlock(&f->lock);
             res = io_op_finish(op, res);
             if (res == IO_CONTINUE) return io_issue(op);   /* on its new file */
             if (res < 0) return (int)res;         /* failed at once: nothing delivered */
@@ -176,7 +176,7 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
     int r = first ? io_submit_locked(op) : 0;
     if (r < 0) io_pending_unlink(f, op);
     else if (e == &io_engine_epoll) epoll_note_pending(op);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     return r < 0 ? r : 0;
 }
 
@@ -308,7 +308,7 @@ NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid)
     const struct io_engine *e = io_engine();
     struct io_op *done = NULL;
     int n = 0;
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     for (int d = 0; d < 2; d++) {
         for (struct io_op *op = f->q[d][0], *next; op; op = next) {
             next = op->next;
@@ -324,7 +324,7 @@ NSPA_HIDDEN int io_cancel(struct io_file *f, void *ov, uint32_t tid)
     }
     struct io_op *failed = NULL;
     for (int d = 0; d < 2; d++) io_submit_next(f, d, &failed);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     if (n) epoll_watch_kick(f);
     while (done) {
         struct io_op *op = done;

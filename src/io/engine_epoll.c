@@ -67,11 +67,11 @@ static void run_dir(struct io_file *f, int d, struct io_op **done)
 static int ep_ready(struct io_file *f, uint32_t ev)
 {
     struct io_op *done = NULL, *op;
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     if (ev & IN_EV) run_dir(f, 0, &done);
     if (ev & OUT_EV) run_dir(f, 1, &done);
     if (f->es_mask) io_es_poll(f);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     /* the chain is newest first: complete in issue order */
     struct io_op *rev = NULL;
     int n = 0;
@@ -135,9 +135,9 @@ static int ep_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
         last.f = NULL;
         return 0;
     }
-    io_lock(f);            /* PI, held for two loads */
+    pthread_mutex_lock(&f->lock);            /* PI, held for two loads */
     int fd = f->fd, queued = f->q[0][0] != NULL;
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     uint32_t z = 0;
     /* one watcher per socket; an edge the engine thread is handling: let it */
     if (!queued || fd < 0 || !atomic_compare_exchange_strong(&f->watch, &z, mark << W_MARK | W_ON)) {

@@ -48,9 +48,9 @@ static void es_dispatch(void)
     while ((n = epoll_wait(epfd, ev, 64, 0)) > 0) {
         for (int i = 0; i < n; i++) {
             struct io_file *f = ev[i].data.ptr;
-            io_lock(f);
+            pthread_mutex_lock(&f->lock);
             if (f->es_mask) io_es_poll(f);
-            io_unlock(f);
+            pthread_mutex_unlock(&f->lock);
         }
     }
 }
@@ -139,10 +139,10 @@ NSPA_HIDDEN void uring_op_done(struct io_op *op, int res)
     NSPA_TSAN_ACQUIRE(op);
     struct io_file *f = op->file;
     struct io_op *failed = NULL;
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     io_pending_unlink(f, op);
     io_submit_next(f, op->dir, &failed);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     io_finish_complete(op, res);
     io_complete_chain(failed);
 }

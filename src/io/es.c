@@ -86,12 +86,12 @@ NSPA_HIDDEN void io_es_poll(struct io_file *f)
 
 NSPA_HIDDEN void io_es_reenable(struct io_file *f, int ev)
 {
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     if (f->es_mask) {
         f->es_armed |= (uint32_t)ev;
         io_es_poll(f);
     }
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
 }
 
 NSPA_HIDDEN int io_ws_event_select(uint32_t s, uint32_t ev, uint32_t mask)
@@ -109,7 +109,7 @@ NSPA_HIDDEN int io_ws_event_select(uint32_t s, uint32_t ev, uint32_t mask)
         return r;
     }
     const struct io_engine *e = io_engine();
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     nspa_obj_t old = f->es_event;
     int was = f->es_mask != 0;
     f->es_event = dup;
@@ -120,7 +120,7 @@ NSPA_HIDDEN int io_ws_event_select(uint32_t s, uint32_t ev, uint32_t mask)
     if (mask) f->nonblock = 1;
     if (e && e->es_watch && (mask != 0) != was) e->es_watch(f, mask != 0);
     io_es_poll(f);                       /* conditions already true are recorded now */
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     if (old) nspa_close(old);
     io_file_put(f);
     return 0;
@@ -135,13 +135,13 @@ NSPA_HIDDEN int io_ws_enum_events(uint32_t s, uint32_t ev, uint32_t *events, int
         io_file_put(f);
         return -EINVAL;
     }
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     *events = f->es_pending;
     for (int i = 0; i < 10; i++) errs[i] = f->es_err[i];
     f->es_pending = 0;
     /* reset under the lock: a record made after this sets it again */
     if (ev) nspa_event_reset(ev, NULL);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     io_file_put(f);
     return 0;
 }

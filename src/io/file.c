@@ -199,7 +199,7 @@ NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t
              * then moves past it, as NT's does), else at the file pointer. The pointer
              * is the kernel's offset of the open file description, so that a child that
              * inherited the handle shares it, as on NT. */
-            io_lock(f);
+            pthread_mutex_lock(&f->lock);
             do {
                 if (off >= 0) {
                     n = wr ? pwrite(f->fd, buf, len, off) : pread(f->fd, buf, len, off);
@@ -208,7 +208,7 @@ NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t
                     n = wr ? write(f->fd, buf, len) : read(f->fd, buf, len);
                 }
             } while (n < 0 && errno == EINTR);
-            io_unlock(f);
+            pthread_mutex_unlock(&f->lock);
         }
         if (n < 0 && errno == EAGAIN) n = 0;             /* a non-blocking std stream */
         r = n < 0 ? -errno : 0;
@@ -252,7 +252,7 @@ NSPA_HIDDEN int io_file_seek(uint32_t h, int64_t dist, int how, int64_t *pos)
 {
     FILE_OR_RETURN(f, h);
     int r = how < 0 || how > 2 ? -EINVAL : 0;
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     if (!r) {
         /* the kernel's offset (shared with a child that inherited the handle) */
         off_t base = how == 0 ? 0 : lseek(f->fd, 0, how == 1 ? SEEK_CUR : SEEK_END);
@@ -261,7 +261,7 @@ NSPA_HIDDEN int io_file_seek(uint32_t h, int64_t dist, int how, int64_t *pos)
         else if (lseek(f->fd, base + dist, SEEK_SET) < 0) r = -errno;
         else if (pos) *pos = base + dist;
     }
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     io_file_put(f);
     return r;
 }
@@ -270,10 +270,10 @@ NSPA_HIDDEN int io_file_truncate(uint32_t h)
 {
     FILE_OR_RETURN(f, h);
     int r = !f->can_write ? -EACCES : 0;
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     off_t at = r ? 0 : lseek(f->fd, 0, SEEK_CUR);
     if (!r && (at < 0 || ftruncate(f->fd, at) < 0)) r = -errno;
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     io_file_put(f);
     return r;
 }

@@ -122,25 +122,6 @@ struct io_file {
                                          * threads (a ping-pong's two sockets): no line
                                          * shared between them */
 
-/* ---- the records' lock ------------------------------------------------------------ */
-/* f->lock (PI). The wakes of waiters granted inside a section (a packet posted to a
- * port, the file object set, a port's thread leaving) go out after the unlock
- * (nspa__wakes_hold), as the sync core's own locks do: a waiter woken while the lock
- * is still held preempts the waker (or runs at once on the other CPU), finds the lock
- * taken and blocks on its PI futex, and the waker is switched back in to release it
- * (measured on the echo bench: most of the port lock's blocking). */
-static inline void io_lock(struct io_file *f)
-{
-    nspa__wakes_hold();
-    pthread_mutex_lock(&f->lock);
-}
-
-static inline void io_unlock(struct io_file *f)
-{
-    pthread_mutex_unlock(&f->lock);
-    nspa__wakes_release();
-}
-
 /* ---- pool.c -------------------------------------------------------------------- */
 NSPA_HIDDEN struct io_op *io_op_alloc(void);           /* NULL: no memory */
 NSPA_HIDDEN void io_op_free(struct io_op *op);

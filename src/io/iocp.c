@@ -56,9 +56,9 @@ static uint64_t set_closed(uint64_t w, void *a) { return w | P_CLOSED; }
 
 NSPA_HIDDEN void io_port_closed(struct io_file *f)
 {
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     if (f->obj) nspa__obj_update(f->obj, set_closed, NULL);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
 }
 
 static uint64_t set_limit(uint64_t w, void *a) { return w | (uint64_t)*(uint32_t *)a << 48; }
@@ -70,9 +70,9 @@ NSPA_HIDDEN int io_port_create(uint32_t concurrency, nspa_obj_t *out)
     if (concurrency > 0x3fff) concurrency = 0x3fff;
     int r = io_file_new(1, -1, &f, out);
     if (r) return r;
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     if (f->obj) nspa__obj_update(f->obj, set_limit, &concurrency);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     return 0;
 }
 
@@ -80,7 +80,7 @@ static uint64_t add_packet(uint64_t w, void *a) { return w + 1; }
 
 NSPA_HIDDEN int io_port_post(struct io_file *port, struct io_op *op)
 {
-    io_lock(port);
+    pthread_mutex_lock(&port->lock);
     op->next = NULL;
     if (port->pk_tail) port->pk_tail->next = op;
     else port->pk_head = op;
@@ -90,7 +90,7 @@ NSPA_HIDDEN int io_port_post(struct io_file *port, struct io_op *op)
     if (port->obj) nspa__obj_update(port->obj, add_packet, NULL);
     /* under the lock: io_port_set_notify(NULL) returning means no call runs any more */
     if (port->notify) port->notify(port->notify_ctx);
-    io_unlock(port);
+    pthread_mutex_unlock(&port->lock);
     return 0;
 }
 
@@ -98,10 +98,10 @@ NSPA_HIDDEN int io_port_set_notify(uint32_t h, void (*fn)(void *ctx), void *ctx)
 {
     struct io_file *port = io_port_get(h);
     if (!port) return -EBADF;
-    io_lock(port);
+    pthread_mutex_lock(&port->lock);
     port->notify = fn;
     port->notify_ctx = ctx;
-    io_unlock(port);
+    pthread_mutex_unlock(&port->lock);
     io_file_put(port);
     return 0;
 }
@@ -119,9 +119,9 @@ NSPA_HIDDEN void io_port_leave(void)
     struct io_file *p = cur_port;
     if (!p) return;
     cur_port = NULL;
-    io_lock(p);
+    pthread_mutex_lock(&p->lock);
     if (p->obj) nspa__obj_update(p->obj, drop_active, NULL);   /* may release a waiter */
-    io_unlock(p);
+    pthread_mutex_unlock(&p->lock);
     io_file_put(p);
 }
 
@@ -160,10 +160,10 @@ NSPA_HIDDEN struct io_op *io_port_take(nspa_obj_t h)
     if (!port) return NULL;
     uint32_t got = 0;
     struct io_op *op = NULL;
-    io_lock(port);
+    pthread_mutex_lock(&port->lock);
     if (port->obj) nspa__obj_update(port->obj, take_one, &got);
     if (got) op = pop(port);
-    io_unlock(port);
+    pthread_mutex_unlock(&port->lock);
     io_file_put(port);
     return op;
 }
@@ -193,14 +193,14 @@ NSPA_HIDDEN int io_port_get_packets(nspa_obj_t h, struct io_op **ops, uint32_t n
         /* the leave, the take and the pop in one section of the port's lock */
         struct take t = { n, 0 };
         uint32_t got = 0;
-        io_lock(port);
+        pthread_mutex_lock(&port->lock);
         if (port->obj) nspa__obj_update(port->obj, leave_take, &t);
         else t.got = 0;
         for (uint32_t i = 0; i < t.got; i++) {
             struct io_op *op = pop(port);
             if (op) ops[got++] = op;
         }
-        io_unlock(port);
+        pthread_mutex_unlock(&port->lock);
         if (t.got) {                     /* still active here: cur_port keeps its reference */
             io_file_put(port);
             return (int)got;
@@ -228,14 +228,14 @@ NSPA_HIDDEN int io_port_get_packets(nspa_obj_t h, struct io_op **ops, uint32_t n
         return r == -EINVAL ? -EBADF : r;
     }
     struct take t = { n - 1, 0 };
-    io_lock(port);
+    pthread_mutex_lock(&port->lock);
     if (n > 1 && port->obj) nspa__obj_update(port->obj, take_more, &t);
     uint32_t got = 0;
     for (uint32_t i = 0; i < 1 + t.got; i++) {
         struct io_op *op = pop(port);
         if (op) ops[got++] = op;
     }
-    io_unlock(port);
+    pthread_mutex_unlock(&port->lock);
     /* active on this port until the next call (the reference stays with the thread) */
     cur_port = port;
     pthread_setspecific(cur_key, port);

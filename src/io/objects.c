@@ -58,10 +58,10 @@ NSPA_HIDDEN void io_file_closed_hook(struct sobj *o)
     if (!f || f->gen != gen) return;
     if (f->is_port) io_port_closed(f);
     if (!f->is_port && !f->is_socket) io_share_release(f);   /* NT's cleanup: with the last handle */
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     f->closing = 1;
     f->obj = NULL;
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     if (!f->is_port) io_cancel(f, NULL, 0);   /* every pending op ends, aborted */
     io_file_put(f);
 }
@@ -116,7 +116,7 @@ NSPA_HIDDEN int io_file_new(int is_port, int fd, struct io_file **out, nspa_obj_
     /* reset everything but the lock, the count, the slot and the generation; under
      * the lock, because the epoll engine may still look at the record for an event of
      * the socket it held before */
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     uint32_t gen = f->gen + 1, slot = f->slot;
     memset(&f->gen, 0, sizeof(*f) - offsetof(struct io_file, gen));
     f->gen = gen;
@@ -124,14 +124,14 @@ NSPA_HIDDEN int io_file_new(int is_port, int fd, struct io_file **out, nspa_obj_
     f->fd = fd;
     f->is_port = (uint8_t)is_port;
     atomic_store_explicit(&f->watch, 0, memory_order_relaxed);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     atomic_store_explicit(&f->refs, 1, memory_order_release);
     int r = nspa__obj_create(is_port ? NSPA_TYPE_IOCP : NSPA_TYPE_FILE, 0, slot, gen, h);
     if (r) {
         atomic_store(&f->refs, 0);
-        io_lock(f);
+        pthread_mutex_lock(&f->lock);
         f->fd = -1;
-        io_unlock(f);
+        pthread_mutex_unlock(&f->lock);
         if (fd >= 0) close(fd);
         slot_release(f);
         return r;
@@ -187,7 +187,7 @@ NSPA_HIDDEN void io_file_put(struct io_file *f)
         if (e) e->file_gone(f);
     }
     if (!f->is_port && !f->is_socket) io_share_release(f);
-    io_lock(f);                              /* a stale engine event may look (above) */
+    pthread_mutex_lock(&f->lock);            /* a stale engine event may look (above) */
     if (f->fd >= 0 && !f->is_std) close(f->fd);
     f->fd = -1;
     struct io_file *port = f->port;
@@ -197,7 +197,7 @@ NSPA_HIDDEN void io_file_put(struct io_file *f)
     nspa_obj_t es = f->es_event;
     f->es_event = 0;
     f->es_mask = 0;
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
     if (port) io_file_put(port);
     for (struct io_op *n; pk; pk = n) {     /* packets never taken */
         n = pk->next;
@@ -220,7 +220,7 @@ NSPA_HIDDEN void io_file_signal(struct io_file *f, int set)
 {
     /* under the file's lock: the object is not freed while its handle is open, and
      * closing clears f->obj under the same lock (lock order: file, then object) */
-    io_lock(f);
+    pthread_mutex_lock(&f->lock);
     if (f->obj) nspa__obj_update(f->obj, set ? fsig_set : fsig_reset, NULL);
-    io_unlock(f);
+    pthread_mutex_unlock(&f->lock);
 }

@@ -100,11 +100,11 @@ NSPA_HIDDEN int64_t io_op_finish(struct io_op *op, int64_t res)
         int nfd = (int)res;
         struct io_file *a = op->acc;
         const struct io_engine *e = io_engine();
-        io_lock(a);
+        pthread_mutex_lock(&a->lock);
         if (a->fd >= 0 && e) e->file_gone(a);
         int r = a->fd >= 0 ? dup3(nfd, a->fd, O_CLOEXEC) : -1;
         if (r >= 0 && e) e->file_new(a);
-        io_unlock(a);
+        pthread_mutex_unlock(&a->lock);
         close(nfd);
         if (r < 0) return -EBADF;
         /* AcceptEx's buffer: [received data][local address block][remote address block] */

@@ -243,14 +243,14 @@ NSPA_HIDDEN int io_port_assoc(uint32_t h, uint32_t port, uintptr_t key)
     int r = 0;
     if (!p) r = -EBADF;
     else {
-        io_lock(f);
+        pthread_mutex_lock(&f->lock);
         if (f->port) r = -EINVAL;        /* a handle is associated once */
         else {
             f->key = key;
             __atomic_store_n(&f->port, p, __ATOMIC_RELEASE);   /* the file keeps the reference */
             p = NULL;
         }
-        io_unlock(f);
+        pthread_mutex_unlock(&f->lock);
         if (p) io_file_put(p);
     }
     io_file_put(f);

@@ -62,14 +62,6 @@ NSPA_HIDDEN void obj_unlock(struct sobj *o)
     if (--locks_held == 0) wakes_flush();   /* the wakes of the grants made (wake.c) */
 }
 
-/* another module's lock counts as one of ours for the wakes (sync_api.h) */
-NSPA_HIDDEN void nspa__wakes_hold(void) { locks_held++; }
-
-NSPA_HIDDEN void nspa__wakes_release(void)
-{
-    if (--locks_held == 0) wakes_flush();
-}
-
 /* Claim the word for the lock holder (rule 2). Returns it, CLAIMED set. */
 NSPA_HIDDEN uint64_t obj_claim(struct sobj *o)
 {

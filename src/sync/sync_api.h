@@ -118,14 +118,6 @@ NSPA_HIDDEN uint64_t nspa__obj_word(const struct sobj *o);
 /* Change the object's word to fn(word, arg) (both without the claim bit): one CAS while
  * nobody waits, else under the object's lock, serving its queue. Returns the old word. */
 NSPA_HIDDEN uint64_t nspa__obj_update(struct sobj *o, uint64_t (*fn)(uint64_t w, void *arg), void *arg);
-/* A caller that changes words under a lock of its own (the I/O module's port and file
- * locks) holds the wakes of the waiters its updates grant until that lock is released,
- * as the core does for its own object locks (wake.c): a granted waiter woken while the
- * lock is still held would find it taken, and a contended PI lock goes through the
- * kernel. Nested calls are counted; the last release sends the wakes (a bounded,
- * per-thread list; a full one wakes at once). No allocation, no lock. */
-NSPA_HIDDEN void nspa__wakes_hold(void);
-NSPA_HIDDEN void nspa__wakes_release(void);
 /* the process code's wait on one process object (wait.c calls it when the object is not
  * signaled; it returns 0, -ETIMEDOUT, or 1 to let the ordinary wait run) */
 NSPA_HIDDEN void nspa__set_proc_wait_hook(int (*fn)(nspa_obj_t h, uint64_t timeout));
