@@ -232,6 +232,8 @@ static void apc_drop(void *a)                     /* the issuing thread ended */
     io_op_free(op);
 }
 
+NSPA_HIDDEN __thread struct io_imm io_imm;
+
 NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
 {
     struct io_file *f = op->file;
@@ -240,6 +242,10 @@ NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res)
     op->status = res >= 0 ? ((op->msg_flags & MSG_TRUNC) ? (uint32_t)STATUS_BUFFER_OVERFLOW : 0)
                           : (uint32_t)win32_status_from_errno((int)res, WIN32_ERR_IO);
     if (op->kind == OP_RECV && (op->msg_flags & MSG_TRUNC)) op->out_flags |= 0x8000;   /* MSG_PARTIAL */
+    if (op->immediate) {
+        io_imm.bytes = res > 0 ? (uint32_t)res : 0;
+        io_imm.status = op->status;
+    }
     if (op->ov) {
         uintptr_t *ov = op->ov;
         /* InternalHigh; atomic: an OVERLAPPED reused while pending (a program's error,

@@ -166,6 +166,12 @@ NSPA_HIDDEN void io_engine_thread_setup(void);        /* RT priority in RT mode 
 NSPA_HIDDEN int io_issue(struct io_op *op);
 /* The operation ended with @res (file lock NOT held; op off the pending list). */
 NSPA_HIDDEN void io_complete(struct io_op *op, int64_t res);
+/* The calling thread's last immediate completion (op->immediate: on the issuing
+ * thread), noted by io_complete before it delivers: once the packet is queued another
+ * thread may take it and reuse the OVERLAPPED, so the issue path reads these, never
+ * the OVERLAPPED (Windows documents the same race for lpNumberOfBytesSent). */
+struct io_imm { uint32_t bytes, status; };
+extern __thread struct io_imm io_imm NSPA_HIDDEN;
 NSPA_HIDDEN void io_pending_unlink(struct io_file *f, struct io_op *op);
 NSPA_HIDDEN int io_submit_locked(struct io_op *op);
 NSPA_HIDDEN void io_submit_next(struct io_file *f, int dir, struct io_op **failed);

@@ -54,10 +54,10 @@ NSPA_HIDDEN int io_op_issue(struct io_op *op, uint32_t *bytes)
         return r;
     }
     if (r == 0) return -EINPROGRESS;
-    uintptr_t *o = ov;
-    if (bytes) *bytes = (uint32_t)o[1];
-    uint32_t st = (uint32_t)o[0];
-    if (st == 0x80000005u) return -EMSGSIZE;  /* a datagram larger than the buffers */
+    /* completed at once and delivered: the OVERLAPPED may be another thread's by now
+     * (its packet taken, the OVERLAPPED reused): the result as io_complete noted it */
+    if (bytes) *bytes = io_imm.bytes;
+    if (io_imm.status == 0x80000005u) return -EMSGSIZE;  /* a datagram larger than the buffers */
     return 0;
 }
 
