@@ -33,4 +33,6 @@ nspa_add_test(sync_first_wait_noalloc SOURCES tests/sync_first_wait_noalloc.c WI
 # who gets a contended mutex, and how long its waiters spin (docs/sync.md, "Waits")
 nspa_add_test(sync_mutex_runner SOURCES tests/sync_mutex_runner.c THREADED)
 nspa_add_test(sync_mutex_spin SOURCES tests/sync_mutex_spin.c THREADED)
+# an event waiter spins, then backs off when its waits are long (CPU-time bounds: not under TSan)
+nspa_add_test(sync_event_spin SOURCES tests/sync_event_spin.c WIN32 THREADED NO_TSAN)
 nspa_add_test(sync_mutex_woken SOURCES tests/sync_mutex_woken.c THREADED)

@@ -81,6 +81,9 @@ NSPA_HIDDEN void sleep_marked(struct thr *t, uint32_t v, struct nspa_futex_waitv
                          uint64_t deadline, clockid_t clk)
 {
     atomic_store_explicit(&t->spinning, T_SLEEP, memory_order_relaxed);
+    /* before the kernel reads the word: a waker that saw us still running skipped its
+     * wake (wake.c, futex_wake_thr), so we must see its change */
+    atomic_thread_fence(memory_order_seq_cst);
     sleep_once(t, v, wv, nwatch, deadline, clk);
     /* woken to take a free mutex (wake.c, head_wake_to_take): a test holds us here, still
      * off the CPU as the others see it */

@@ -141,9 +141,16 @@ static inline int futex_shared_for(const struct thr *t)
 
 /* Wake @t after a change of its word: FUTEX_WAKE, or, for a waiter asleep in the I/O
  * module's poll (its poll mark set), that module's wake. Dekker with the sleeper: it
- * sets its mark, then reads the word; we changed the word, then read the mark. */
+ * sets its mark, then reads the word; we changed the word, then read the mark.
+ * A waiter still on its CPU (spinning on its word, or not yet asleep) gets no wake at
+ * all: the same Dekker with thr.spinning. It stores T_SLEEP, fences, and only then does
+ * the kernel compare its word (sleep_marked); we changed the word, fence, and read its
+ * state. Either it sees our change (its FUTEX_WAIT returns at once, or it never sleeps)
+ * or we see it asleep. A hand-off to a spinner then makes no system call at all. */
 static void futex_wake_thr(struct thr *t, int shared)
 {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!thr_state_off_cpu(atomic_load_explicit(&t->spinning, memory_order_relaxed))) return;
     const struct nspa__sleep_hooks *h = __atomic_load_n(&nspa__sleep_hooks_cur, __ATOMIC_ACQUIRE);
     if (h && h->wake) {
         atomic_thread_fence(memory_order_seq_cst);
