@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 #include "common/platform.h"
 
 NSPA_HIDDEN int nspa_ncpu_online(void)
@@ -20,6 +22,46 @@ NSPA_HIDDEN int nspa_ncpu_online(void)
         __atomic_store_n(&cache, n, __ATOMIC_RELAXED);   /* every first caller computes the same */
     }
     return n;
+}
+
+NSPA_HIDDEN int nspa_ncpu_usable(void)
+{
+    static int cache;
+    int n = __atomic_load_n(&cache, __ATOMIC_RELAXED);
+    if (!n) {
+        cpu_set_t set;
+        n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+        if (n <= 0 || n > nspa_ncpu_online()) n = nspa_ncpu_online();
+        __atomic_store_n(&cache, n, __ATOMIC_RELAXED);
+    }
+    return n;
+}
+
+/* The kernel's count of runnable tasks: the "running" of /proc/loadavg's "running/total".
+ * Read with open/read/close (no descriptor kept: a program may close or reuse it), by one
+ * thread at a time, at most once per millisecond; the others take the last figure. */
+NSPA_HIDDEN int nspa_runnable_hint(void)
+{
+    static int64_t stamp = -1;
+    static int cached = -1;
+    int64_t now = (int64_t)(nspa_clock_ns(CLOCK_MONOTONIC_COARSE) / 1000000u);
+    int64_t st = __atomic_load_n(&stamp, __ATOMIC_RELAXED);
+    if (st == now || !__atomic_compare_exchange_n(&stamp, &st, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    int r = -1, fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[128];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = 0;
+            double a, b, c;
+            int running, total;
+            if (sscanf(buf, "%lf %lf %lf %d/%d", &a, &b, &c, &running, &total) == 5 && running > 0) r = running;
+        }
+    }
+    __atomic_store_n(&cached, r, __ATOMIC_RELAXED);
+    return r;
 }
 
 NSPA_HIDDEN int nspa_env_int(const char *name, int def, int lo, int hi)

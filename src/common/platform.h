@@ -147,6 +147,15 @@ static inline struct timespec nspa_ts_from_ns(uint64_t ns)
  * one CPU, where the owner cannot run while the waiter spins. */
 NSPA_HIDDEN int nspa_ncpu_online(void);
 
+/* The CPUs this process may run on (its affinity when first asked; at most the online
+ * count): a process pinned to one CPU gains nothing by spinning either. */
+NSPA_HIDDEN int nspa_ncpu_usable(void);
+
+/* How many tasks the kernel has runnable (the running count of /proc/loadavg), read at
+ * most once per millisecond for the whole process; -1 when unknown. A hint for spins:
+ * with more runnable tasks than CPUs a spinner holds a CPU someone else needs. */
+NSPA_HIDDEN int nspa_runnable_hint(void);
+
 /* ---- environment options, parsed once ------------------------------------------- */
 
 /* An integer option from the environment: @def when unset or not a number, clamped to

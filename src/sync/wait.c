@@ -75,12 +75,16 @@ static uint64_t spin_budget(void)
  * changing makes the thread skip its next 1, 3, 7 ... 255 spins (EV_BACKOFF_MAX), and
  * it takes 4 won spins (EV_WINS_PER_STEP) to undo one such step, so a thread keeps
  * spinning only while more than 4 in 5 of its spins win, and one whose waits are long
- * wastes at most one budget per 256 waits. (With more runnable threads than CPUs a
- * sleep costs only a switch on the same CPU and a spin holds a CPU others need:
- * measured, 4 threads on 2 CPUs lost 15% spinning as long as any spin won.) Not for real-time threads (an event has no owner to boost, and a
+ * wastes at most one budget per 256 waits. Not for real-time threads (an event has no owner to boost, and a
  * spinning SCHED_FIFO waiter would hold off a setter of lower priority on its CPU),
- * not for wait-all, not with a mutex in the wait (its own spin, above), not on one CPU. */
+ * not for wait-all, not with a mutex in the wait (its own spin, above), not with one
+ * usable CPU, and not while the kernel has more runnable tasks than we have CPUs
+ * (nspa_runnable_hint; NSPA_EVENT_SPIN_LOAD=0 spins whatever the load): then a sleep
+ * costs only a switch on the same CPU and a spinner holds a CPU another thread needs
+ * (measured: 4 threads bouncing events on 2 CPUs lost 10-15% spinning, even with the
+ * backoff, since most of their spins won). */
 static int64_t evspin_ns = -1;
+static int evspin_load = -1;    /* NSPA_EVENT_SPIN_LOAD: 1 (default) no spin on a busy machine */
 #define EV_BACKOFF_MAX 8
 #define EV_WINS_PER_STEP 4
 static __thread uint8_t ev_fails, ev_wins;
@@ -91,7 +95,8 @@ static uint64_t ev_spin_budget(void)
     int64_t n = __atomic_load_n(&evspin_ns, __ATOMIC_RELAXED);
     if (__builtin_expect(n < 0, 0)) {
         n = (int64_t)nspa_env_int("NSPA_EVENT_SPIN_US", 50, 0, 100000) * 1000;
-        if (nspa_ncpu_online() < 2) n = 0;
+        if (nspa_ncpu_usable() < 2) n = 0;
+        __atomic_store_n(&evspin_load, nspa_env_int("NSPA_EVENT_SPIN_LOAD", 1, 0, 1), __ATOMIC_RELAXED);
         __atomic_store_n(&evspin_ns, n, __ATOMIC_RELAXED);
     }
     return (uint64_t)n;
@@ -445,7 +450,8 @@ static void wait_owners_arm(struct wslow *ws)
     ws->spin = ws->has_mutex;
     if (!ws->has_mutex && !ws->all && !ws->key && ev_spin_budget()) {   /* NSPA_EVENT_SPIN_US */
         if (ev_skip) ev_skip--;
-        else ws->spin = 2;
+        else if (!__atomic_load_n(&evspin_load, __ATOMIC_RELAXED) || nspa_runnable_hint() <= nspa_ncpu_usable())
+            ws->spin = 2;                    /* (a hint of -1, unknown: spin) */
     }
     ws->boosted = 0;
     ws->nwatch = watch_owners(ws->objs, ws->count, ws->wv + 1);
