@@ -18,6 +18,8 @@ nspa_add_io_test(io_event_select SOURCES tests/io_event_select.c THREADED TIMEOU
 nspa_add_io_test(io_cancel_sync SOURCES tests/io_cancel_sync.c THREADED TIMEOUT 60)
 nspa_add_test(io_cancel_sync_rt SOURCES tests/io_cancel_sync_rt.c WIN32 THREADED NO_ASAN NO_TSAN TIMEOUT 60)
 nspa_add_io_test(io_thread_ring SOURCES tests/io_thread_ring.c THREADED TIMEOUT 60)
+# a grant to a waiter still on its CPU sends no wake: a thread ring must look at its word
+nspa_add_io_test(io_ring_spin_wake SOURCES tests/io_ring_spin_wake.c THREADED TIMEOUT 60)
 nspa_add_io_test(io_wait_poll SOURCES tests/io_wait_poll.c THREADED TIMEOUT 60)
 # a thread ring's completion queue overflows; needs ~1200 descriptors (SKIP without)
 nspa_add_io_test(io_cq_overflow SOURCES tests/io_cq_overflow.c THREADED TIMEOUT 90)

@@ -355,7 +355,13 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
             ts.tv_nsec = (long long)(rel % 1000000000ull);
             arg.ts = (uint64_t)(uintptr_t)&ts;
         }
-        tr_enter(r, sub, 1, flags, &arg, sizeof(arg));
+        /* An armed request (left from an earlier sleep) waits for a FUTEX_WAKE, which a
+         * waker that saw us still on the CPU does not send (sync's wake.c,
+         * futex_wake_thr): the word itself says whether we were woken meanwhile.
+         * sleep_marked's fence orders our T_SLEEP before this load; a fresh request was
+         * compared by the kernel and completes at once if the word moved. */
+        if (atomic_load_explicit(word, memory_order_acquire) == v) tr_enter(r, sub, 1, flags, &arg, sizeof(arg));
+        else if (sub) tr_enter(r, sub, 0, 0, NULL, _NSIG / 8);
         tr_reap(r);
     }
     io_uring_cq_eventfd_toggle(&r->ring, true);
