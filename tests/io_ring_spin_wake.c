@@ -4,8 +4,11 @@
  * sleep to the next, so before it sleeps in the ring it must look at the word itself.
  * Two threads play a TCP ping-pong of 256-byte messages, each receive overlapped and
  * waited for on its event (WaitForSingleObject, 5 s), then through a completion port
- * (GetQueuedCompletionStatus, 5 s): event waits spin first (NSPA_EVENT_SPIN_LOAD=0:
- * whatever the machine's load), so grants often land while the waiter still runs. Every
+ * (GetQueuedCompletionStatus, 5 s). Threads with rings do not spin by default (their
+ * receives run as their task work, which waits for them to enter the kernel), which
+ * leaves only the short window between queueing and sleeping; the test makes them spin
+ * (NSPA_EVENT_SPIN_IO=1, NSPA_EVENT_SPIN_LOAD=0: whatever the machine's load), so grants
+ * often land while the waiter still runs. Every
  * round trip of 20,000 must complete; a lost wake-up shows as a 5 s timeout (without the
  * word check, 1 run in 3 timed out within 3,000 round trips). Runs on both engines. */
 #include "io_util.h"
@@ -98,6 +101,7 @@ static void play(int use_port)
 int main(void)
 {
     setenv("NSPA_EVENT_SPIN_LOAD", "0", 1);   /* read at the first slow wait */
+    setenv("NSPA_EVENT_SPIN_IO", "1", 1);
     io_test_start();
     play(0);
     play(1);

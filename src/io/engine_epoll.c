@@ -185,7 +185,11 @@ static void ep_fork_child(void)
     nspa__set_sleep_hooks(NULL);
 }
 
-static const struct nspa__sleep_hooks ep_hooks = { ep_sleep, NULL, io_wake_slot_kick };
+/* A thread that watches its socket in its sleeps (ep_sleep) is the one that sees it
+ * ready: spinning instead would hold its own receive back. */
+static int ep_io_needs_sleep(void) { return last.f != NULL; }
+
+static const struct nspa__sleep_hooks ep_hooks = { ep_sleep, NULL, io_wake_slot_kick, ep_io_needs_sleep };
 
 static int epoll_init(void)
 {

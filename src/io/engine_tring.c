@@ -384,7 +384,11 @@ static void tr_thread_end(void)
     atomic_store(&r->owner, 0);
 }
 
-static const struct nspa__sleep_hooks hooks = { tr_sleep, tr_thread_end, NULL };
+/* A thread with a ring of its own: its receives run as its task work, which waits for
+ * it to enter the kernel, so a wait that spun would hold its own I/O back. */
+static int tr_io_needs_sleep(void) { return mine != NULL; }
+
+static const struct nspa__sleep_hooks hooks = { tr_sleep, tr_thread_end, NULL, tr_io_needs_sleep };
 
 static void end_key_fn(void *unused)
 {

@@ -181,6 +181,9 @@ struct nspa__sleep_hooks {
                  int other_words, _Atomic uint32_t *poll_mark);
     void (*thread_end)(void);
     int (*wake)(uint32_t mark);
+    /* the calling thread's I/O completes only while it is in the kernel (its ring's task
+     * work, its socket's poll): its waits must not spin in user space (wait.c; NULL: no) */
+    int (*io_needs_sleep)(void);
 };
 NSPA_HIDDEN void nspa__set_sleep_hooks(const struct nspa__sleep_hooks *h);
 /* a key naming the object behind @h in this process (0: not a handle) */

@@ -77,7 +77,9 @@ static uint64_t spin_budget(void)
  * spinning only while more than 4 in 5 of its spins win, and one whose waits are long
  * wastes at most one budget per 256 waits. Not for real-time threads (an event has no owner to boost, and a
  * spinning SCHED_FIFO waiter would hold off a setter of lower priority on its CPU),
- * not for wait-all, not with a mutex in the wait (its own spin, above), not with one
+ * not for wait-all, not with a mutex in the wait (its own spin, above), not in a
+ * thread whose own I/O completes only while it sleeps in the kernel (a thread ring's
+ * task work, the epoll engine's socket watch: io_needs_sleep), not with one
  * usable CPU, and not while the kernel has more runnable tasks than we have CPUs
  * (nspa_runnable_hint; NSPA_EVENT_SPIN_LOAD=0 spins whatever the load): then a sleep
  * costs only a switch on the same CPU and a spinner holds a CPU another thread needs
@@ -85,6 +87,9 @@ static uint64_t spin_budget(void)
  * backoff, since most of their spins won). */
 static int64_t evspin_ns = -1;
 static int evspin_load = -1;    /* NSPA_EVENT_SPIN_LOAD: 1 (default) no spin on a busy machine */
+static int evspin_io;           /* NSPA_EVENT_SPIN_IO: 1 spins in threads with their own I/O too
+                                 * (slower for them; the tests use it to reach the waker's
+                                 * skipped wake-up in a thread ring) */
 #define EV_BACKOFF_MAX 8
 #define EV_WINS_PER_STEP 4
 static __thread uint8_t ev_fails, ev_wins;
@@ -97,6 +102,7 @@ static uint64_t ev_spin_budget(void)
         n = (int64_t)nspa_env_int("NSPA_EVENT_SPIN_US", 50, 0, 100000) * 1000;
         if (nspa_ncpu_usable() < 2) n = 0;
         __atomic_store_n(&evspin_load, nspa_env_int("NSPA_EVENT_SPIN_LOAD", 1, 0, 1), __ATOMIC_RELAXED);
+        __atomic_store_n(&evspin_io, nspa_env_int("NSPA_EVENT_SPIN_IO", 0, 0, 1), __ATOMIC_RELAXED);
         __atomic_store_n(&evspin_ns, n, __ATOMIC_RELAXED);
     }
     return (uint64_t)n;
@@ -448,7 +454,9 @@ static void wait_owners_arm(struct wslow *ws)
     }
     ws->pi_at = pi_pending ? nspa_clock_ns(ws->clk) + PI_DELAY_NS : UINT64_MAX;
     ws->spin = ws->has_mutex;
-    if (!ws->has_mutex && !ws->all && !ws->key && ev_spin_budget()) {   /* NSPA_EVENT_SPIN_US */
+    const struct nspa__sleep_hooks *h = __atomic_load_n(&nspa__sleep_hooks_cur, __ATOMIC_ACQUIRE);
+    if (!ws->has_mutex && !ws->all && !ws->key && ev_spin_budget() &&   /* NSPA_EVENT_SPIN_US */
+        !(h && h->io_needs_sleep && !__atomic_load_n(&evspin_io, __ATOMIC_RELAXED) && h->io_needs_sleep())) {
         if (ev_skip) ev_skip--;
         else if (!__atomic_load_n(&evspin_load, __ATOMIC_RELAXED) || nspa_runnable_hint() <= nspa_ncpu_usable())
             ws->spin = 2;                    /* (a hint of -1, unknown: spin) */
