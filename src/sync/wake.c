@@ -152,8 +152,7 @@ static void futex_wake_thr(struct thr *t, int shared)
     atomic_thread_fence(memory_order_seq_cst);
     if (!thr_state_off_cpu(atomic_load_explicit(&t->spinning, memory_order_relaxed))) return;
     const struct nspa__sleep_hooks *h = __atomic_load_n(&nspa__sleep_hooks_cur, __ATOMIC_ACQUIRE);
-    if (h && h->wake) {
-        atomic_thread_fence(memory_order_seq_cst);
+    if (h && h->wake) {                      /* the fence above orders this load too */
         uint32_t mark = atomic_load_explicit(&t->poll_mark, memory_order_relaxed);
         if (mark && h->wake(mark)) return;
     }
