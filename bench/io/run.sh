@@ -15,6 +15,8 @@
 #       nspa_event_noring, nspa_iocp_noring   with NSPA_IO_THREAD_RINGS=0 (every
 #                         completion through the engine thread: the design before thread rings)
 #       wine_event, wine_iocp   io_bench.c built with mingw-w64, stock Wine 8
+#   rtt_1cpu_p50 / rtt_1cpu_p99   blocking, liburing, nspa_event, nspa_iocp and
+#       nspa_epoll_event again with the process on one CPU (why: at pp1 below)
 #   echo                messages/s of an echo server, 64 connections (limits.c echo_client):
 #       nspa (completion port, 2 workers), liburing (one raw ring), asio (Boost.Asio,
 #       2 threads; libasio-dev)
@@ -56,8 +58,9 @@ else
 fi
 
 # one ping-pong run: its RESULT line becomes rtt_p50 and rtt_p99 lines for <impl>
+# (PP_SUFFIX=_1cpu: rtt_1cpu_p50 / rtt_1cpu_p99, the run pinned by the caller)
 pp() {
-  local impl=$1; shift
+  local impl=$1 sfx=${PP_SUFFIX:-}; shift
   local o
   o=$(timeout 120 "$@" 2>>"$log" | tr -d '\r')
   echo "$o" >>"$log"
@@ -65,9 +68,18 @@ pp() {
   p50=$(grep -o ' p50=[0-9.]*' <<<"$o" | cut -d= -f2)
   p99=$(grep -o ' p99=[0-9.]*' <<<"$o" | cut -d= -f2)
   if [ -z "$p50" ]; then say "FAILED $impl: $*"; return; fi
-  echo "RESULT bench=rtt_p50 impl=$impl unit=us value=$p50 better=lower" >>"$samples"
-  echo "RESULT bench=rtt_p99 impl=$impl unit=us value=$p99 better=lower" >>"$samples"
+  echo "RESULT bench=rtt${sfx}_p50 impl=$impl unit=us value=$p50 better=lower" >>"$samples"
+  echo "RESULT bench=rtt${sfx}_p99 impl=$impl unit=us value=$p99 better=lower" >>"$samples"
 }
+# The same ping-pong with the whole process on one CPU (the last one this shell may use).
+# Why: on a virtual machine a thread woken on an idle vCPU waits for the host to bring
+# that vCPU out of its halt; a blocking recv() is woken by a sync wake-up and stays on
+# the sender's CPU, an io_uring waiter (raw liburing as much as NSPA) is woken by task
+# work and sent to the idle vCPU. Unpinned on a quiet VM the io_uring figures measure
+# the host's vCPU wake-up (docs/io.md, "Two regimes"); pinned, a round trip is two
+# context switches on one CPU and the figure is the software's own cost.
+one_cpu=$(taskset -pc $$ 2>/dev/null | awk -F': ' '{ n = split($2, a, "[,-]"); print a[n] }')
+pp1() { PP_SUFFIX=_1cpu pp "$1" taskset -c "$one_cpu" "${@:2}"; }
 
 port=5700
 echo_run() {  # <impl> <server cmd...>: the server on a fresh port, the load against it
@@ -111,6 +123,13 @@ for r in $(seq 1 "$ROUNDS"); do
   pp nspa_epoll_event_nopoll env NSPA_IO_ENGINE=epoll NSPA_IO_THREAD_RINGS=0 "$NSPA" pingpong_event nspa "$PP_ITERS"
   pp nspa_event_noring env NSPA_IO_THREAD_RINGS=0 "$NSPA" pingpong_event nspa "$PP_ITERS"
   pp nspa_iocp_noring env NSPA_IO_THREAD_RINGS=0 "$NSPA" pingpong_iocp nspa "$PP_ITERS"
+  if [ -n "$one_cpu" ]; then
+    pp1 blocking "$LIM" pingpong_blocking "$PP_ITERS"
+    pp1 liburing "$LIM" pingpong_uring "$PP_ITERS"
+    pp1 nspa_event "$NSPA" pingpong_event nspa "$PP_ITERS"
+    pp1 nspa_iocp "$NSPA" pingpong_iocp nspa "$PP_ITERS"
+    pp1 nspa_epoll_event env NSPA_IO_ENGINE=epoll "$NSPA" pingpong_event nspa "$PP_ITERS"
+  fi
   if [ -n "$EXE" ]; then
     pp wine_event "$WINE" "$EXE" pingpong_event wine $((PP_ITERS / 10))
     pp wine_iocp "$WINE" "$EXE" pingpong_iocp wine $((PP_ITERS / 10))
@@ -128,6 +147,10 @@ python3 "$root/tools/benchfmt.py" --module io --json "$out/io.json" --md "$out/i
   --ratio rtt_p50:nspa_event:liburing --ratio rtt_p99:nspa_event:liburing \
   --ratio rtt_p50:nspa_iocp:blocking --ratio rtt_p99:nspa_iocp:blocking \
   --ratio rtt_p50:nspa_iocp:liburing --ratio rtt_p99:nspa_iocp:liburing \
+  --ratio rtt_1cpu_p50:nspa_event:blocking --ratio rtt_1cpu_p99:nspa_event:blocking \
+  --ratio rtt_1cpu_p50:nspa_event:liburing --ratio rtt_1cpu_p99:nspa_event:liburing \
+  --ratio rtt_1cpu_p50:nspa_iocp:blocking --ratio rtt_1cpu_p99:nspa_iocp:blocking \
+  --ratio rtt_1cpu_p50:liburing:blocking --ratio rtt_1cpu_p50:nspa_epoll_event:nspa_event \
   --ratio rtt_p50:nspa_event_noring:nspa_event --ratio rtt_p50:nspa_iocp_noring:nspa_iocp \
   --ratio rtt_p50:nspa_epoll_event:nspa_event --ratio rtt_p99:nspa_epoll_event:nspa_event \
   --ratio rtt_p50:nspa_epoll_iocp:nspa_iocp --ratio rtt_p50:nspa_epoll_event_nopoll:nspa_epoll_event \
