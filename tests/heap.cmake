@@ -37,3 +37,4 @@ set_tests_properties(heap_rt_wait PROPERTIES SKIP_RETURN_CODE 77)
 nspa_add_test(heap_purge SOURCES tests/heap_purge.c WIN32 THREADED)
 # a thread that takes over an exited thread's live blocks reuses its segments; also TSan
 nspa_add_test(heap_adopt SOURCES tests/heap_adopt.c WIN32 THREADED)
+nspa_add_test(heap_orphan_keep SOURCES tests/heap_orphan_keep.c WIN32 THREADED)

@@ -155,6 +155,7 @@ void heap_struct_init(heap_t *h, unsigned flags, size_t maximum)
     h->huge_ncached = 0;
     ST(h->huge_age_at, 0);
     ST(h->orphan_purge_at, 0);
+    h->adopted_at = 0;
     ST(h->committed, 0);
     ST(h->committed_peak, 0);
     ST(h->reserved, 0);

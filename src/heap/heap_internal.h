@@ -41,7 +41,9 @@
 #define PURGE_NOW_SLICES 128                  /* ... or half at once beyond 8 MiB and the slices in use */
 #define PURGE_NOW_MAX 1024                    /* ... a limit that doubles, up to 64 MiB, for a
                                                  thread that commits again what it gave back */
-#define ORPHAN_KEEP_SLICES 128                /* idle slices left in orphans (8 MiB) */
+#define ORPHAN_KEEP_SLICES 128                /* idle slices left in orphans: 8 MiB, or up to
+                                                 * half the heap's committed memory */
+#define ORPHAN_KEEP_MAX 1024                  /* ... but at most 64 MiB (orphans_settle) */
 #define FIXED_MAX_BLOCK 0x7FFF8u              /* fixed heaps: largest block (Windows) */
 #define ADOPT_MAX    4                        /* orphans taken over at once (heap_page.c) */
 #define ADOPT_IDLE_MAX 4                      /* ... beyond the first: at most 256 KiB idle */
@@ -109,7 +111,8 @@ typedef struct seg {
     size_t           map_size;
     size_t           huge_size;   /* large block: requested size */
     size_t           huge_off;    /* large block: offset of the data */
-    uint64_t         cached_at;   /* large block in the heap's cache: since (ns) */
+    uint64_t         cached_at;   /* large block in the heap's cache: since (ns); an
+                                     orphaned segment: orphaned since (heap->big) */
     uint32_t         free_mask;   /* free slices */
     uint32_t         dirty_mask;  /* free slices still committed */
     uint32_t         dirty_old;   /* of those, the ones already idle at the owner's last
@@ -207,6 +210,7 @@ typedef struct heap {
     _Atomic uint32_t  orphan_notify;  /* some orphaned segment has a notice */
     _Atomic uint64_t  orphan_purge_at; /* exited threads left idle slices committed in
                                           the orphans: purge them at this time (ns) */
+    uint64_t          adopted_at;  /* a thread last took over an orphan (ns; big) */
     seg_t            *huge_cache;  /* freed large blocks kept mapped (heap_os.c; big) */
     size_t            huge_cached; /* their bytes */
     unsigned          huge_ncached;

@@ -303,8 +303,10 @@ static int adopt_orphan(theap_t *th, int live_only)
         if (r == 2) break;
     }
     s = best;
-    if (s)
+    if (s) {
         slist_remove_own(&h->orphans, s);
+        h->adopted_at = nspa_clock_ns(CLOCK_MONOTONIC_COARSE);
+    }
     pthread_mutex_unlock(&h->big);
     if (!s)
         return 0;
@@ -522,34 +524,55 @@ void theap_collect_notified(theap_t *th)
     }
 }
 
-/* A purge tick found the idle slices exited threads left in the orphans older than an
- * epoch: decommit them, unmap the orphans that are entirely free. A trylock: if another
- * thread holds heap->big, the next tick does it. */
+/* A purge tick found idle slices exited threads left in the orphans: decommit those of
+ * the orphans that have been orphans for an epoch, unmap the ones that are entirely free,
+ * and set the time of the next. Each orphan ages on its own: purging every orphan when the
+ * oldest came due threw away the segments of threads that had exited a moment before,
+ * and the next threads mapped and faulted in fresh ones (mstress at 2 threads: 35 fresh
+ * segments and 2.3x glibc's page faults a run). A trylock: if another thread holds
+ * heap->big, the next tick does it. */
 void orphans_purge_aged(heap_t *h, uint64_t now)
 {
-    (void)now;
     if (pthread_mutex_trylock(&h->big))
         return;
-    ST(h->orphan_purge_at, 0);
+    uint64_t next = 0;
     for (seg_t *s = h->orphans, *nx; s; s = nx) {
         nx = s->own_next;
+        uint64_t due = s->cached_at + PURGE_EPOCH_NS;
+        if (due > now) {
+            if (s->dirty_mask && (!next || due < next))
+                next = due;
+            continue;
+        }
         if (s->free_mask == ALL_SLICES) {
             slist_remove_own(&h->orphans, s);
             seg_release_locked(h, s);
         } else
             seg_purge(h, s);
     }
+    ST(h->orphan_purge_at, next);
     pthread_mutex_unlock(&h->big);
+}
+
+/* Threads come and go in this heap: one took over an orphan within the last two epochs.
+ * Then what others free into orphans is kept for the next adopter too. */
+static int orphans_in_demand(heap_t *h, uint64_t now)
+{
+    return h->adopted_at && now - h->adopted_at < 2 * PURGE_EPOCH_NS;
 }
 
 /* Orphaned segments (their thread has exited) that got blocks back: collect them, free
  * the empty pages, decommit the free slices, unmap a segment that is entirely free.
- * Called by any thread inside the heap (busy set) when orphan_notify is up; heap->big
- * keeps adopters and HeapLock holders out. */
+ * While threads come and go (orphans_in_demand), the freed slices stay committed for
+ * the next adopter instead, within the orphans' bound and for an epoch (orphans_settle):
+ * decommitted at once, the next thread of mstress faulted them in again. Called by any
+ * thread inside the heap (busy set) when orphan_notify is up; heap->big keeps adopters
+ * and HeapLock holders out. */
 void orphans_reclaim(heap_t *h)
 {
     pthread_mutex_lock(&h->big);
     atomic_store(&h->orphan_notify, 0);
+    int keep = orphans_in_demand(h, nspa_clock_ns(CLOCK_MONOTONIC_COARSE));
     for (seg_t *s = h->orphans, *nx; s; s = nx) {
         nx = s->own_next;
         uint32_t m = notices_take(s);
@@ -562,30 +585,41 @@ void orphans_reclaim(heap_t *h)
             else
                 page_arm(pg, 1);
         }
-        /* what other threads freed into a gone thread's pages goes back at once (the
-         * idle slices its thread left at exit stay for an adopter: orphans_settle) */
-        seg_purge_mask(h, s, s->free_mask & ~was_free);
+        /* what other threads freed into a gone thread's pages goes back at once, unless
+         * an adopter is likely (the idle slices its thread left at exit stay for an
+         * adopter: orphans_settle) */
+        if (!keep)
+            seg_purge_mask(h, s, s->free_mask & ~was_free);
         if (s->free_mask == ALL_SLICES && !s->dirty_mask) {
             slist_remove_own(&h->orphans, s);
             seg_release_locked(h, s);
         }
     }
+    if (keep)
+        orphans_settle(h);
     pthread_mutex_unlock(&h->big);
 }
 
 /* heap->big held: the idle slices of exited threads' segments stay committed, up to
- * ORPHAN_KEEP_SLICES over all orphans, for the next thread that adopts them (a program
- * that runs threads one after another then reuses them without page faults); they go
- * back to the system at the first purge tick of any thread of the heap an epoch later
- * (orphans_purge_aged). Beyond the bound they are decommitted at once, and an orphan
- * that is entirely free with nothing kept is unmapped. */
+ * max(ORPHAN_KEEP_SLICES, half the heap's committed memory) over all orphans (at most
+ * ORPHAN_KEEP_MAX), for the next thread that adopts them (a program that runs threads one
+ * after another then reuses them without page faults); each orphan's go back to the
+ * system at the first purge tick of any thread of the heap an epoch after it became an
+ * orphan (orphans_purge_aged). Beyond the bound they are decommitted at once, and an
+ * orphan that is entirely free with nothing kept is unmapped. Half the committed memory:
+ * the idle memory kept this way is never more than what the heap holds otherwise; a
+ * fixed 8 MiB was less than two mstress threads leave, and each generation of threads
+ * faulted the rest in afresh. */
 void orphans_settle(heap_t *h)
 {
-    uint32_t kept = 0;
+    uint32_t kept = 0, bound = ORPHAN_KEEP_SLICES;
+    uint32_t half = (uint32_t)(atomic_load_explicit(&h->committed, memory_order_relaxed) / SLICE_SIZE / 2);
+    if (half > bound)
+        bound = half < ORPHAN_KEEP_MAX ? half : ORPHAN_KEEP_MAX;
     for (seg_t *s = h->orphans, *nx; s; s = nx) {
         nx = s->own_next;
         uint32_t d = (uint32_t)__builtin_popcount(s->dirty_mask);
-        if (kept + d > ORPHAN_KEEP_SLICES) {
+        if (kept + d > bound) {
             seg_purge(h, s);
             d = 0;
         }

@@ -95,6 +95,7 @@ static void theap_abandon(theap_t *th)
                 page_arm(pg, 1);
         }
         pthread_mutex_lock(&h->big);
+        s->cached_at = nspa_clock_ns(CLOCK_MONOTONIC_COARSE);   /* its own epoch */
         slist_push_own(&h->orphans, s);
         /* a notice posted before the segment was on the list may have been taken
          * (orphan_notify cleared) by a reclaim that did not see the segment yet */
