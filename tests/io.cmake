@@ -26,3 +26,4 @@ nspa_add_io_test(io_cq_overflow SOURCES tests/io_cq_overflow.c THREADED TIMEOUT 
 set_tests_properties(io_cq_overflow io_cq_overflow_epoll PROPERTIES SKIP_RETURN_CODE 77)
 nspa_add_io_test(io_ring_handover SOURCES tests/io_ring_handover.c THREADED TIMEOUT 90)
 nspa_add_io_test(io_port_wakes SOURCES tests/io_port_wakes.c THREADED TIMEOUT 90)
+nspa_add_io_test(io_wsabuf_many SOURCES tests/io_wsabuf_many.c THREADED TIMEOUT 60)

@@ -70,9 +70,12 @@ static void pointers(void)
     WSABUF nb = { 4, NULL };
     CHECK_EQ(WSASend(c, &nb, 1, &n, 0, &ov, NULL), SOCKET_ERROR);
     CHECK_EQ(WSAGetLastError(), WSAEFAULT);
-    WSABUF many[17];
-    for (int i = 0; i < 17; i++) { many[i].len = 1; many[i].buf = buf; }
-    CHECK_EQ(WSASend(c, many, 17, &n, 0, &ov, NULL), SOCKET_ERROR);
+    /* more buffers than Linux's IOV_MAX (1024): WSAENOBUFS (io_wsabuf_many has the rest) */
+    static WSABUF many[1025];
+    for (int i = 0; i < 1025; i++) { many[i].len = 1; many[i].buf = buf; }
+    CHECK_EQ(WSASend(c, many, 1025, &n, 0, &ov, NULL), SOCKET_ERROR);
+    CHECK_EQ(WSAGetLastError(), WSAENOBUFS);
+    CHECK_EQ(WSASend(c, many, 1025, &n, 0, NULL, NULL), SOCKET_ERROR);
     CHECK_EQ(WSAGetLastError(), WSAENOBUFS);
     CHECK(!GetOverlappedResult((HANDLE)s, NULL, &n, FALSE));
     CHECK_EQ(GetLastError(), ERROR_INVALID_PARAMETER);

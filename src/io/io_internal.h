@@ -32,7 +32,9 @@
 #include "nspa/vm.h"
 #include "common/platform.h"
 
-#define IO_MAX_IOV 16
+#define IO_MAX_IOV 16                   /* WSABUFs held in the operation record */
+#define IO_MAX_BUFS 1024                /* WSABUFs in one call (Linux's IOV_MAX); beyond
+                                         * IO_MAX_IOV the vector is allocated at issue */
 
 enum io_kind { OP_RECV = 1, OP_SEND, OP_ACCEPT, OP_CONNECT, OP_READ, OP_WRITE, OP_POST };
 enum io_routine { RT_NONE = 0, RT_FILE, RT_WSA };
@@ -65,6 +67,7 @@ struct io_op {
     int msg_flags;                      /* recv: in flags; out: MSG_TRUNC ... */
     uint32_t out_flags;                 /* WSARecv's *lpFlags on completion */
     struct msghdr msg;
+    struct iovec *iov_ext;              /* more than IO_MAX_IOV buffers: the vector (malloc) */
     struct iovec iov[IO_MAX_IOV];
     struct sockaddr_storage addr;       /* recvfrom source, sendto/connect target */
     void *from_out;                     /* WSARecvFrom: the caller's sockaddr */

@@ -13,6 +13,7 @@
  * the issue path, never on a completion or a wait).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 #include "io/io_internal.h"
@@ -129,6 +130,10 @@ NSPA_HIDDEN struct io_op *io_op_alloc(void)
 
 NSPA_HIDDEN void io_op_free(struct io_op *op)
 {
+    if (op->iov_ext) {                   /* (op_reset clears the pointer at the next use) */
+        free(op->iov_ext);
+        op->iov_ext = NULL;
+    }
     if (cache.on && cache.n < CACHE) {
         cache.op[cache.n++] = op;
         return;

@@ -4,6 +4,7 @@
  * "blocking" Winsock socket blocks in poll() here, honouring SO_RCVTIMEO/SO_SNDTIMEO.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -190,10 +191,14 @@ static int msg_flags_from_win(int w)
     return l;
 }
 
-static int fill_iov(struct iovec *iov, const struct io_wsabuf *b, uint32_t n)
+/* *iov: the caller's IO_MAX_IOV on its stack, or (more buffers, up to IO_MAX_BUFS) a
+ * vector allocated here that the caller frees (iov_done) */
+static int fill_iov(struct iovec **iovp, const struct io_wsabuf *b, uint32_t n)
 {
-    if (n > IO_MAX_IOV) return -ENOBUFS;
+    if (n > IO_MAX_BUFS) return -ENOBUFS;
     if (n && !b) return -EFAULT;
+    if (n > IO_MAX_IOV && !(*iovp = malloc(n * sizeof(**iovp)))) return -ENOBUFS;
+    struct iovec *iov = *iovp;
     for (uint32_t i = 0; i < n; i++) {
         if (!b[i].buf && b[i].len) return -EFAULT;
         iov[i].iov_base = b[i].buf;
@@ -206,10 +211,10 @@ NSPA_HIDDEN int64_t io_ws_send(uint32_t s, const struct io_wsabuf *b, uint32_t n
                                int tolen)
 {
     SOCK_OR_RETURN(f, s);
-    struct iovec iov[IO_MAX_IOV];
+    struct iovec sv[IO_MAX_IOV], *iov = sv;
     struct sockaddr_storage a;
     struct msghdr m = { 0 };
-    int64_t r = fill_iov(iov, b, n);
+    int64_t r = fill_iov(&iov, b, n);
     if (!r && to && f->type == SOCK_DGRAM) {
         int l = io_addr_from_win(to, tolen, &a);
         if (l < 0) r = l;
@@ -233,6 +238,7 @@ NSPA_HIDDEN int64_t io_ws_send(uint32_t s, const struct io_wsabuf *b, uint32_t n
     }
     if (r == -EAGAIN && f->es_mask) io_es_reenable(f, 1 << 1);   /* FD_WRITE comes back */
     if (r == -EPIPE) r = f->type == SOCK_STREAM ? -ESHUTDOWN : r;
+    if (iov != sv) free(iov);
     io_file_put(f);
     return r;
 }
@@ -241,10 +247,10 @@ NSPA_HIDDEN int64_t io_ws_recv(uint32_t s, const struct io_wsabuf *b, uint32_t n
                                int *fromlen)
 {
     SOCK_OR_RETURN(f, s);
-    struct iovec iov[IO_MAX_IOV];
+    struct iovec sv[IO_MAX_IOV], *iov = sv;
     struct sockaddr_storage a;
     struct msghdr m = { 0 };
-    int64_t r = fill_iov(iov, b, n);
+    int64_t r = fill_iov(&iov, b, n);
     if (!r && from && (!fromlen || *fromlen < (f->family == AF_INET ? 16 : 28))) r = -EFAULT;
     if (!r) r = io_kernel_writes(iov, n);
     m.msg_iov = iov;
@@ -269,6 +275,7 @@ NSPA_HIDDEN int64_t io_ws_recv(uint32_t s, const struct io_wsabuf *b, uint32_t n
     }
     if (flags) *flags = 0;
     if (f->es_mask) io_es_reenable(f, 1 << 0);       /* FD_READ */
+    if (iov != sv) free(iov);
     io_file_put(f);
     return r;
 }

@@ -4,6 +4,7 @@
  * results, cancels, and the ports' handle-level calls.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -61,16 +62,22 @@ NSPA_HIDDEN int io_op_issue(struct io_op *op, uint32_t *bytes)
     return 0;
 }
 
+/* the buffers into the record's vector; more than IO_MAX_IOV (up to IO_MAX_BUFS) into
+ * one allocated here, on the issue path (freed with the record): a scatter-gather
+ * server's 17th buffer is no reason to fail, and the wait and completion paths still
+ * allocate nothing */
 static int fill(struct io_op *op, const struct io_wsabuf *b, uint32_t n)
 {
-    if (n > IO_MAX_IOV) return -ENOBUFS;
+    if (n > IO_MAX_BUFS) return -ENOBUFS;
     if (!b && n) return -EFAULT;
+    struct iovec *v = op->iov;
+    if (n > IO_MAX_IOV && !(v = op->iov_ext = malloc(n * sizeof(*v)))) return -ENOBUFS;
     for (uint32_t i = 0; i < n; i++) {
         if (!b[i].buf && b[i].len) return -EFAULT;
-        op->iov[i].iov_base = b[i].buf;
-        op->iov[i].iov_len = b[i].len;
+        v[i].iov_base = b[i].buf;
+        v[i].iov_len = b[i].len;
     }
-    op->msg.msg_iov = op->iov;
+    op->msg.msg_iov = v;
     op->msg.msg_iovlen = n;
     return 0;
 }
@@ -94,7 +101,7 @@ NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
     struct io_op *op = io_op_new(f, OP_RECV, 0, ov, routine, RT_WSA);
     if (!op) { io_file_put(f); return -ENOBUFS; }
     if ((r = fill(op, b, n))) FAIL_OP(op, f, r);
-    if ((r = io_kernel_writes(op->iov, op->msg.msg_iovlen))) FAIL_OP(op, f, r);
+    if ((r = io_kernel_writes(op->msg.msg_iov, op->msg.msg_iovlen))) FAIL_OP(op, f, r);
     if (*flags & 2) op->msg_flags |= MSG_PEEK;
     if (*flags & 1) op->msg_flags |= MSG_OOB;
     if (*flags & 8) op->msg_flags |= MSG_WAITALL;
