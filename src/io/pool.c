@@ -130,7 +130,8 @@ NSPA_HIDDEN struct io_op *io_op_alloc(void)
 
 NSPA_HIDDEN void io_op_free(struct io_op *op)
 {
-    if (op->iov_ext) {                   /* (op_reset clears the pointer at the next use) */
+    if (op->iov_ext) {                   /* more than IO_MAX_IOV buffers (wsa.c fill): only
+                                          * such an operation's free calls free() */
         free(op->iov_ext);
         op->iov_ext = NULL;
     }

@@ -192,7 +192,7 @@ static int msg_flags_from_win(int w)
 }
 
 /* *iov: the caller's IO_MAX_IOV on its stack, or (more buffers, up to IO_MAX_BUFS) a
- * vector allocated here that the caller frees (iov_done) */
+ * vector allocated here that the caller frees */
 static int fill_iov(struct iovec **iovp, const struct io_wsabuf *b, uint32_t n)
 {
     if (n > IO_MAX_BUFS) return -ENOBUFS;
