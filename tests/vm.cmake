@@ -2,6 +2,7 @@
 nspa_add_test(vm_alloc SOURCES tests/vm_alloc.c WIN32 TIMEOUT 60)
 nspa_add_test(vm_except SOURCES tests/vm_except.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(vm_guard SOURCES tests/vm_guard.c WIN32 THREADED TIMEOUT 60)
+nspa_add_test(vm_fault_retry SOURCES tests/vm_fault_retry.c WIN32 THREADED TIMEOUT 60)
 nspa_add_test(vm_section SOURCES tests/vm_section.c WIN32 TIMEOUT 60)
 nspa_add_test(vm_large SOURCES tests/vm_large.c WIN32 SERIAL TIMEOUT 60)
 nspa_add_test(vm_huge_1g SOURCES tests/vm_huge_1g.c WIN32 SERIAL TIMEOUT 60)

@@ -152,6 +152,7 @@ static void set_states(struct vm_rec *r, size_t first, size_t last, uint16_t mas
                                                       memory_order_release, memory_order_relaxed))
             ;
     }
+    vm_state_changed();
 }
 
 /* the record wholly containing [start, end), or NULL */
@@ -337,6 +338,7 @@ NSPA_EXPORT int nspa_vm_protect(void *addr, size_t size, uint32_t prot, uint32_t
         *old = atomic_load(&r->pages[first]) & PS_PROT_MASK;
         set_states(r, first, last, PS_PROT_MASK, (uint16_t)prot);
         unlock_keep();                        /* the system call outside the lock */
+        nspa__test_point("vm_protect_states_set");   /* (the state ahead of the kernel) */
         sync_range(r, first, last);
         vm_read_exit();
         return 0;
@@ -441,6 +443,7 @@ NSPA_EXPORT int nspa_vm_before_kernel_write(void *addr, size_t len)
             while ((ps & PS_COMMIT) && ((ps & PS_GUARD) || ((r->flags & VR_WRITE_WATCH) && !(ps & PS_DIRTY)))) {
                 uint16_t want = (ps & PS_GUARD) ? ps & ~PS_GUARD : ps | PS_DIRTY;
                 if (!atomic_compare_exchange_weak(&r->pages[i], &ps, want)) continue;
+                vm_state_changed();
                 if (ps & PS_GUARD) guard = 1;   /* ours: the CAS winner reports it */
                 vm_sync_page(r, i);
                 break;

@@ -46,6 +46,7 @@ static pthread_key_t alt_key;
 static __thread void *alt_mem;               /* our alternate stack, if we made one */
 static __thread uintptr_t retry_addr;        /* the same fault retried: see classify */
 static __thread unsigned retry_count;
+static __thread uint32_t retry_seq;          /* vm_state_seq at the last retry */
 
 /* ---- alternate stacks ------------------------------------------------------------------- */
 
@@ -105,6 +106,7 @@ static int access_allowed(uint16_t ps, int write, int exec)
 NSPA_HIDDEN enum vm_fault_kind vm_fault_classify(uintptr_t addr, int write, int exec)
 {
     enum vm_fault_kind k = VF_ACCESS;
+    uint32_t seq = atomic_load_explicit(&vm_state_seq, memory_order_acquire);
     vm_read_enter();
     struct vm_rec *r = vm_find(addr);
     if (!r) goto out;
@@ -118,6 +120,7 @@ NSPA_HIDDEN enum vm_fault_kind vm_fault_classify(uintptr_t addr, int write, int 
             if (!atomic_compare_exchange_weak_explicit(&r->pages[i], &ps, ps & ~PS_GUARD,
                                                        memory_order_acq_rel, memory_order_acquire))
                 continue;
+            vm_state_changed();
             vm_sync_page(r, i);
             k = VF_GUARD;
             goto out;
@@ -127,15 +130,20 @@ NSPA_HIDDEN enum vm_fault_kind vm_fault_classify(uintptr_t addr, int write, int 
             if (!atomic_compare_exchange_weak_explicit(&r->pages[i], &ps, ps | PS_DIRTY,
                                                        memory_order_acq_rel, memory_order_acquire))
                 continue;
+            vm_state_changed();
         }
         break;
     }
     /* the state allows the access: the kernel's protection lags behind a change another
      * thread is making (a guard just taken, a protect in flight): bring it up to date.
      * The same address faulting again and again with nothing to change is a fault the
-     * state cannot explain: report it rather than loop. */
-    if (retry_addr == addr && ++retry_count > 8) goto out;
-    if (retry_addr != addr) { retry_addr = addr; retry_count = 0; }
+     * state cannot explain: report it rather than loop. "Nothing changed": no page state
+     * changed anywhere since the last retry (vm_state_seq). Before, retries counted over
+     * the thread's life: a thread that lost the race for one guard page nine times in a
+     * row (vm_guard re-arms it 200 times; seen once in an ASan run under load) had its
+     * ninth, legitimate, retry reported as an access violation. */
+    if (retry_addr == addr && retry_seq == seq && ++retry_count > 8) goto out;
+    if (retry_addr != addr || retry_seq != seq) { retry_addr = addr; retry_seq = seq; retry_count = 0; }
     vm_sync_page(r, i);
     k = VF_RETRY;
 out:

@@ -223,6 +223,9 @@ NSPA_HIDDEN int vm_ps_prot(const struct vm_rec *r, uint16_t ps)
     if ((r->flags & VR_WRITE_WATCH) && !(ps & PS_DIRTY)) p &= ~PROT_WRITE;
     return p;
 }
+/* a page state changed (vm_internal.h): fault.c tells a retried fault from a loop by it */
+NSPA_HIDDEN _Atomic uint32_t vm_state_seq;
+
 
 NSPA_HIDDEN void vm_sync_page(struct vm_rec *r, size_t page)
 {

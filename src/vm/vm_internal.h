@@ -98,6 +98,10 @@ NSPA_HIDDEN int vm_ps_prot(const struct vm_rec *r, uint16_t ps);
 /* make the kernel's protection of one page agree with its page state, however the state
  * changes meanwhile (async-signal-safe; the fault path's and writers' common step) */
 NSPA_HIDDEN void vm_sync_page(struct vm_rec *r, size_t page);
+/* bumped at every change of a page state (protect, commit, a guard taken, a page marked
+ * dirty): a fault retried at one address is a loop only while nothing changed (fault.c) */
+NSPA_HIDDEN extern _Atomic uint32_t vm_state_seq;
+static inline void vm_state_changed(void) { atomic_fetch_add_explicit(&vm_state_seq, 1, memory_order_release); }
 /* is the Win32 protection valid for VirtualAlloc/VirtualProtect (1) */
 NSPA_HIDDEN int vm_prot_valid(uint32_t prot);
 /* the process's privilege to lock memory and use large pages is enabled (large.c) */
