@@ -15,8 +15,9 @@
 #       nspa_event_noring, nspa_iocp_noring   with NSPA_IO_THREAD_RINGS=0 (every
 #                         completion through the engine thread: the design before thread rings)
 #       wine_event, wine_iocp   io_bench.c built with mingw-w64, stock Wine 8
-#   rtt_1cpu_p50 / rtt_1cpu_p99   blocking, liburing, nspa_event, nspa_iocp and
-#       nspa_epoll_event again with the process on one CPU (why: at pp1 below)
+#   rtt_1cpu_p50 / rtt_1cpu_p99   blocking, liburing, nspa_event, nspa_iocp,
+#       nspa_epoll_event and Wine's two (its wineserver on that CPU too) again with the
+#       process on one CPU (why: at pp1 below)
 #   echo                messages/s of an echo server, 64 connections (limits.c echo_client):
 #       nspa (completion port, 2 workers), liburing (one raw ring), asio (Boost.Asio,
 #       2 threads; libasio-dev)
@@ -129,6 +130,15 @@ for r in $(seq 1 "$ROUNDS"); do
     pp1 nspa_event "$NSPA" pingpong_event nspa "$PP_ITERS"
     pp1 nspa_iocp "$NSPA" pingpong_iocp nspa "$PP_ITERS"
     pp1 nspa_epoll_event env NSPA_IO_ENGINE=epoll "$NSPA" pingpong_event nspa "$PP_ITERS"
+    if [ -n "$EXE" ]; then
+      # stock Wine on the same CPU, its wineserver too (every socket call is a round trip
+      # to it), then the wineserver back on every CPU
+      ws=$(pgrep -x wineserver | head -1)
+      [ -n "$ws" ] && taskset -apc "$one_cpu" "$ws" >/dev/null 2>&1
+      pp1 wine_event "$WINE" "$EXE" pingpong_event wine $((PP_ITERS / 10))
+      pp1 wine_iocp "$WINE" "$EXE" pingpong_iocp wine $((PP_ITERS / 10))
+      [ -n "$ws" ] && taskset -apc "0-$(($(nproc --all) - 1))" "$ws" >/dev/null 2>&1
+    fi
   fi
   if [ -n "$EXE" ]; then
     pp wine_event "$WINE" "$EXE" pingpong_event wine $((PP_ITERS / 10))
@@ -151,6 +161,8 @@ python3 "$root/tools/benchfmt.py" --module io --json "$out/io.json" --md "$out/i
   --ratio rtt_1cpu_p50:nspa_event:liburing --ratio rtt_1cpu_p99:nspa_event:liburing \
   --ratio rtt_1cpu_p50:nspa_iocp:blocking --ratio rtt_1cpu_p99:nspa_iocp:blocking \
   --ratio rtt_1cpu_p50:liburing:blocking --ratio rtt_1cpu_p50:nspa_epoll_event:nspa_event \
+  --ratio rtt_1cpu_p50:wine_event:nspa_event --ratio rtt_1cpu_p99:wine_event:nspa_event \
+  --ratio rtt_1cpu_p50:wine_iocp:nspa_iocp --ratio rtt_1cpu_p99:wine_iocp:nspa_iocp \
   --ratio rtt_p50:nspa_event_noring:nspa_event --ratio rtt_p50:nspa_iocp_noring:nspa_iocp \
   --ratio rtt_p50:nspa_epoll_event:nspa_event --ratio rtt_p99:nspa_epoll_event:nspa_event \
   --ratio rtt_p50:nspa_epoll_iocp:nspa_iocp --ratio rtt_p50:nspa_epoll_event_nopoll:nspa_epoll_event \
