@@ -12,12 +12,14 @@ struct rec {
     ULONG last_res;
     DWORD issuer;
     HANDLE done;                         /* set by each callback */
+    HANDLE started;                      /* set as a callback starts (when not NULL) */
     int sleep_ms;
 };
 
 static void CALLBACK io_cb(PTP_CALLBACK_INSTANCE inst, PVOID ctx, PVOID ov, ULONG res, ULONG_PTR bytes, PTP_IO io)
 {
     struct rec *r = ctx;
+    if (r->started) SetEvent(r->started);
     if (r->sleep_ms) Sleep(r->sleep_ms);
     if (GetCurrentThreadId() == r->issuer) InterlockedIncrement(&r->on_caller);
     r->last_ov = ov;
@@ -99,11 +101,14 @@ static void test_socket(void)
 
     /* WaitForThreadpoolIoCallbacks waits for a running callback */
     r.sleep_ms = 100;
+    r.started = CreateEventA(NULL, FALSE, FALSE, NULL);
     StartThreadpoolIo(io);
     memset(&ov, 0, sizeof(ov));
     WSARecv(s, &b, 1, &n, &flags, &ov, NULL);
     CHECK_EQ(send(c, "y", 1, 0), 1);
-    Sleep(20);                               /* the callback sleeps now */
+    /* the callback runs now (was a Sleep(20), which a loaded machine outlasted: the
+     * wait then found nothing running yet and returned at once) */
+    CHECK_EQ(WaitForSingleObject(r.started, 5000), WAIT_OBJECT_0);
     double t0 = w32t_now_ms();
     WaitForThreadpoolIoCallbacks(io, FALSE);
     CHECK_EQ(r.calls, 202);
@@ -123,6 +128,7 @@ static void test_socket(void)
     closesocket(c);
     closesocket(s);
     CloseHandle(r.done);
+    CloseHandle(r.started);
 }
 
 /* pending callbacks cancelled: WaitForThreadpoolIoCallbacks(io, TRUE) on a pool of one
