@@ -10,6 +10,8 @@
 #include "common/export.h"
 
 struct io_wsabuf { uint32_t len; char *buf; };          /* = WSABUF */
+struct iovec;
+NSPA_HIDDEN int io_fill_iov(struct iovec **iovp, const struct io_wsabuf *b, uint32_t n);   /* sock.c */
 struct io_wspollfd { uintptr_t fd; short events, revents; };   /* = WSAPOLLFD */
 struct io_entry { uintptr_t key; void *ov; uintptr_t internal; uint32_t bytes; };   /* = OVERLAPPED_ENTRY */
 

@@ -191,9 +191,11 @@ static int msg_flags_from_win(int w)
     return l;
 }
 
-/* *iov: the caller's IO_MAX_IOV on its stack, or (more buffers, up to IO_MAX_BUFS) a
- * vector allocated here that the caller frees */
-static int fill_iov(struct iovec **iovp, const struct io_wsabuf *b, uint32_t n)
+/* WSABUFs to an iovec. *iovp: the caller's IO_MAX_IOV (on its stack, or an operation
+ * record's), or (more buffers, up to IO_MAX_BUFS) a vector allocated here, on the issue
+ * path, that the caller frees (*iovp then differs from what it passed). The synchronous
+ * calls below and the overlapped ones (wsa.c) share it. */
+NSPA_HIDDEN int io_fill_iov(struct iovec **iovp, const struct io_wsabuf *b, uint32_t n)
 {
     if (n > IO_MAX_BUFS) return -ENOBUFS;
     if (n && !b) return -EFAULT;
@@ -214,7 +216,7 @@ NSPA_HIDDEN int64_t io_ws_send(uint32_t s, const struct io_wsabuf *b, uint32_t n
     struct iovec sv[IO_MAX_IOV], *iov = sv;
     struct sockaddr_storage a;
     struct msghdr m = { 0 };
-    int64_t r = fill_iov(&iov, b, n);
+    int64_t r = io_fill_iov(&iov, b, n);
     if (!r && to && f->type == SOCK_DGRAM) {
         int l = io_addr_from_win(to, tolen, &a);
         if (l < 0) r = l;
@@ -250,7 +252,7 @@ NSPA_HIDDEN int64_t io_ws_recv(uint32_t s, const struct io_wsabuf *b, uint32_t n
     struct iovec sv[IO_MAX_IOV], *iov = sv;
     struct sockaddr_storage a;
     struct msghdr m = { 0 };
-    int64_t r = fill_iov(&iov, b, n);
+    int64_t r = io_fill_iov(&iov, b, n);
     if (!r && from && (!fromlen || *fromlen < (f->family == AF_INET ? 16 : 28))) r = -EFAULT;
     if (!r) r = io_kernel_writes(iov, n);
     m.msg_iov = iov;

@@ -4,7 +4,6 @@
  * results, cancels, and the ports' handle-level calls.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -63,20 +62,15 @@ NSPA_HIDDEN int io_op_issue(struct io_op *op, uint32_t *bytes)
 }
 
 /* the buffers into the record's vector; more than IO_MAX_IOV (up to IO_MAX_BUFS) into
- * one allocated here, on the issue path (freed with the record): a scatter-gather
- * server's 17th buffer is no reason to fail, and the wait and completion paths still
- * allocate nothing */
+ * one allocated on the issue path and freed with the record (io_op_free): a
+ * scatter-gather server's 17th buffer is no reason to fail, and the wait and completion
+ * paths still allocate nothing */
 static int fill(struct io_op *op, const struct io_wsabuf *b, uint32_t n)
 {
-    if (n > IO_MAX_BUFS) return -ENOBUFS;
-    if (!b && n) return -EFAULT;
     struct iovec *v = op->iov;
-    if (n > IO_MAX_IOV && !(v = op->iov_ext = malloc(n * sizeof(*v)))) return -ENOBUFS;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!b[i].buf && b[i].len) return -EFAULT;
-        v[i].iov_base = b[i].buf;
-        v[i].iov_len = b[i].len;
-    }
+    int r = io_fill_iov(&v, b, n);
+    if (v != op->iov) op->iov_ext = v;
+    if (r) return r;
     op->msg.msg_iov = v;
     op->msg.msg_iovlen = n;
     return 0;
