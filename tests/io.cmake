@@ -27,3 +27,4 @@ set_tests_properties(io_cq_overflow io_cq_overflow_epoll PROPERTIES SKIP_RETURN_
 nspa_add_io_test(io_ring_handover SOURCES tests/io_ring_handover.c THREADED TIMEOUT 90)
 nspa_add_io_test(io_port_wakes SOURCES tests/io_port_wakes.c THREADED TIMEOUT 90)
 nspa_add_io_test(io_wsabuf_many SOURCES tests/io_wsabuf_many.c THREADED TIMEOUT 60)
+nspa_add_io_test(io_ring_alarm SOURCES tests/io_ring_alarm.c THREADED TIMEOUT 60)

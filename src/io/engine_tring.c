@@ -50,6 +50,7 @@
 #define TRING_CQ      1024
 #define TRING_BATCH   32
 #define FUTEX_TAG     2ull       /* user_data of the word's FUTEX_WAIT */
+#define ALARM_TAG     3ull       /* user_data of the ring's alarm (IORING_OP_TIMEOUT) */
 
 struct tring {
     struct io_uring ring;
@@ -60,6 +61,11 @@ struct tring {
     _Atomic uint32_t armed;      /* FUTEX_WAIT requests in the ring not yet reaped */
     int armed_shared;            /* their kind (owner only) */
     int reg;                     /* the owner's registered ring fd (index), -1: none */
+    /* the alarm (tr_alarm): the CLOCK_MONOTONIC deadline of the ring's armed
+     * IORING_OP_TIMEOUT, 0: none; set by the owner, cleared by the reaper of its CQE */
+    _Atomic uint64_t alarm_at;
+    _Atomic uint32_t riding;     /* the owner sleeps with no timer of its own ... */
+    _Atomic(_Atomic uint32_t *) ride_word;   /* ... on this word */
 } __attribute__((aligned(64)));  /* each owner writes its own (submits, reaps): no line
                                   * shared with a neighbour's ring */
 
@@ -129,6 +135,23 @@ static struct io_uring_sqe *tr_get_sqe(struct tring *r)
     return sqe;
 }
 
+/* The ring's alarm rang (its CQE reaped, by anyone). An owner sleeping on it with no
+ * timer of its own (riding) that did not see this CQE itself would sleep past its
+ * deadline: another reaper claimed the CQE between the owner's own reap and its sleep.
+ * So a reaper that finds the owner riding pokes it (its word changes: its sleep ends,
+ * or its FUTEX_WAIT completes at once). The owner stores riding before it reads
+ * alarm_at, the reaper clears alarm_at before it reads riding (both sequentially
+ * consistent): either the owner sees the alarm gone and arms another, or the reaper
+ * sees it riding. The owner itself clears riding before it reaps. */
+static void tr_alarm_rang(struct tring *r)
+{
+    if (r != mine) nspa__test_point("tring_alarm_rang");   /* tests/io_ring_alarm.c holds it */
+    atomic_store(&r->alarm_at, 0);
+    if (atomic_load(&r->riding)) {
+        nspa__sleep_poke(atomic_load(&r->ride_word));
+    }
+}
+
 /* Copy the CQEs out under the lock, complete after it. Returns the operations done.
  * The CQE of @own (if any) is not completed: its result goes to *own_res, and
  * *own_seen is set. */
@@ -167,6 +190,8 @@ static int tr_reap_own(struct tring *r, struct io_op *own, int *own_res, int *ow
         for (unsigned i = 0; i < n; i++) {
             if (got[i].ud == FUTEX_TAG) {
                 atomic_fetch_sub(&r->armed, 1);
+            } else if (got[i].ud == ALARM_TAG) {
+                tr_alarm_rang(r);
             } else if (own && got[i].ud == (uint64_t)(uintptr_t)own) {
                 *own_res = got[i].res;
                 *own_seen = 1;
@@ -316,6 +341,41 @@ NSPA_HIDDEN void tring_cancel(struct io_op *op)
     op->cancel_sent = 1;
 }
 
+/* The alarm: a finite sleep arms no timer of its own when the ring's alarm (one
+ * IORING_OP_TIMEOUT with an absolute CLOCK_MONOTONIC deadline, left armed across sleeps)
+ * rings no later than the sleep's deadline. A timer per sleep (io_uring_enter's
+ * timeout) is an hrtimer started and cancelled in the kernel plus a clock read here at
+ * every sleep, and a program that waits with a timeout (GetQueuedCompletionStatus(port,
+ * ..., 5000) in a loop) sleeps with a deadline that only moves later: the first sleep
+ * arms the alarm at its deadline and the next ones ride it. When it rings, the sleep
+ * it wakes finds its own deadline not yet due (the sync core's wait loop) and sleeps
+ * again, arming the alarm at that deadline. A sleep with an earlier deadline than the
+ * armed alarm has its own timer, as before. Only the owner arms; whoever reaps the
+ * CQE disarms (tr_alarm_rang, which also covers an owner riding an alarm that another
+ * reaper took). Returns 1 when this sleep rides the alarm (riding set; the caller
+ * clears it when it wakes); an alarm armed now is prepared in @ats / the SQ. */
+static int tr_alarm(struct tring *r, _Atomic uint32_t *word, uint64_t deadline, struct __kernel_timespec *ats)
+{
+    if (!deadline) return 0;
+    atomic_store_explicit(&r->ride_word, word, memory_order_relaxed);
+    atomic_store(&r->riding, 1);
+    uint64_t at = atomic_load(&r->alarm_at);
+    if (at && at <= deadline) return 1;
+    if (!at) {
+        struct io_uring_sqe *sqe = tr_get_sqe(r);
+        if (sqe) {
+            ats->tv_sec = (long long)(deadline / 1000000000ull);
+            ats->tv_nsec = (long long)(deadline % 1000000000ull);
+            io_uring_prep_timeout(sqe, ats, 0, IORING_TIMEOUT_ABS);
+            io_uring_sqe_set_data64(sqe, ALARM_TAG);
+            atomic_store(&r->alarm_at, deadline);
+            return 1;
+        }
+    }
+    atomic_store(&r->riding, 0);
+    return 0;
+}
+
 static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t deadline, clockid_t clk,
                     int other_words, _Atomic uint32_t *poll_mark)
 {
@@ -345,11 +405,14 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
             r->armed_shared = shared;
             sub = tr_flush(r);
         }
-        struct __kernel_timespec ts;
+        struct __kernel_timespec ts, ats;
         struct io_uring_getevents_arg arg;
         memset(&arg, 0, sizeof(arg));
         unsigned flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
-        if (deadline != UINT64_MAX) {
+        int ride = deadline != UINT64_MAX && clk == CLOCK_MONOTONIC && tr_alarm(r, word, deadline, &ats);
+        if (ride) {
+            sub = tr_flush(r);           /* with the alarm's SQE, if armed now */
+        } else if (deadline != UINT64_MAX) {
             uint64_t now = nspa_clock_ns(clk), rel = deadline > now ? deadline - now : 0;
             ts.tv_sec = (long long)(rel / 1000000000ull);
             ts.tv_nsec = (long long)(rel % 1000000000ull);
@@ -362,6 +425,7 @@ static int tr_sleep(_Atomic uint32_t *word, uint32_t v, int shared, uint64_t dea
          * compared by the kernel and completes at once if the word moved. */
         if (atomic_load_explicit(word, memory_order_acquire) == v) tr_enter(r, sub, 1, flags, &arg, sizeof(arg));
         else if (sub) tr_enter(r, sub, 0, 0, NULL, _NSIG / 8);
+        if (ride) atomic_store(&r->riding, 0);
         tr_reap(r);
     }
     io_uring_cq_eventfd_toggle(&r->ring, true);

@@ -50,6 +50,15 @@ NSPA_HIDDEN void sleep_hooks_thread_end(void)
     if (h && h->thread_end) h->thread_end();
 }
 
+/* The I/O module's sleep hook slept on @word (a thread's futex word, sleep_once) without
+ * a timer of its own, counting on a ring alarm that another thread's reap has taken
+ * (engine_tring.c, "alarm"): make that thread look at its wait again. A poke grants
+ * nothing; a record reused meanwhile only looks again. */
+NSPA_HIDDEN void nspa__sleep_poke(_Atomic uint32_t *word)
+{
+    waiter_poke((struct thr *)(void *)((char *)word - offsetof(struct thr, futex)));
+}
+
 /* Sleep until @t's futex word changes from @v, a watched owner dies, @deadline (ns on
  * @clk; UINT64_MAX: none). No timer otherwise: a grant always comes with its wake
  * (wake.c, wake_granted). A thread with overlapped I/O on a ring of its own sleeps in

@@ -186,6 +186,8 @@ struct nspa__sleep_hooks {
     int (*io_needs_sleep)(void);
 };
 NSPA_HIDDEN void nspa__set_sleep_hooks(const struct nspa__sleep_hooks *h);
+/* wake the thread whose hook sleeps on @word to look at its wait again (sleep.c) */
+NSPA_HIDDEN void nspa__sleep_poke(_Atomic uint32_t *word);
 /* a key naming the object behind @h in this process (0: not a handle) */
 NSPA_HIDDEN uintptr_t nspa__obj_key(nspa_obj_t h);
 #endif
