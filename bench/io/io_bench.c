@@ -208,12 +208,17 @@ static int echo_iocp(const char *impl, int port_no, int ms)
     double end = now_us() + ms * 1000.0;
     u_long nb = 1;
     ioctlsocket(l, FIONBIO, &nb);
-    while (now_us() < end) {
+    /* connections as they come, until the end: the thread sleeps in select (a poll with
+     * Sleep(1) woke it 1,000 times a second while the workers ran: ~6% of the server's
+     * context switches) */
+    for (double left; (left = end - now_us()) > 0;) {
+        fd_set rs;
+        FD_ZERO(&rs);
+        FD_SET(l, &rs);
+        struct timeval tv = { (long)(left / 1e6), (long)(left - (long)(left / 1e6) * 1e6) };
+        if (select(0, &rs, NULL, NULL, &tv) <= 0) continue;
         SOCKET s = accept(l, NULL, NULL);
-        if (s == INVALID_SOCKET) {
-            Sleep(1);
-            continue;
-        }
+        if (s == INVALID_SOCKET) continue;
         setsockopt(s, IPPROTO_TCP, TCP_NODELAY, (const char *)&one, sizeof(one));
         struct conn *c = calloc(1, sizeof(*c));
         c->s = s;
