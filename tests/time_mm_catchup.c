@@ -5,7 +5,9 @@
  * bring the event triggers back onto a schedule that is consistent with what would
  * have happened if there were no delays"). Never early, never doubled. A timer that
  * skipped the missed periods would stay behind by the hold for good: the check below
- * of the callbacks after the hold fails then (checked by making the service skip). */
+ * of the callbacks after the hold fails then (checked by making the service skip).
+ * The catch-up and schedule checks say NOT CHECKED when the process spent more than
+ * two periods waiting for a CPU meanwhile (a machine loaded far past its CPUs). */
 #include <windows.h>
 #include <mmsystem.h>
 #include "nspa_test.h"
@@ -32,12 +34,18 @@ static void CALLBACK cb(UINT id, UINT msg, DWORD_PTR user, DWORD_PTR a, DWORD_PT
 
 int main(void)
 {
-    double start = w32t_now_ms();
+    double start = w32t_now_ms(), delay0 = w32t_run_delay_ms();
     UINT id = timeSetEvent(PERIOD_MS, 0, cb, 0, TIME_PERIODIC | TIME_KILL_SYNCHRONOUS);
     REQUIRE(id != 0);
     CHECK(W32T_EVENTUALLY(W32T_LD(n_cb) >= N));
     double killed = w32t_now_ms();
     CHECK_EQ(timeKillEvent(id), TIMERR_NOERROR);
+    /* the catch-up and schedule checks need the service to run when due: with more
+     * than two periods of the process's time spent waiting for a CPU (a machine loaded
+     * far past its CPUs: CI saw a load average of ~1000 once) they say NOT CHECKED */
+    double starved = w32t_run_delay_ms() - delay0;
+    int timely = starved <= 2 * PERIOD_MS;
+    printf("%.1f ms runnable but not running during the %.0f ms run\n", starved, killed - start);
     LONG n = W32T_LD(n_cb);
     REQUIRE(n >= N);
 
@@ -59,7 +67,8 @@ int main(void)
         if (t_cb[k] < back + 3 * PERIOD_MS) replayed++;
     }
     CHECK(missed >= 8);
-    CHECK_EQ(replayed, missed);
+    if (timely || replayed == missed) CHECK_EQ(replayed, missed);
+    else printf("NOT CHECKED: %d of %d missed periods replayed at once\n", replayed, missed);
 
     /* back on the original schedule: the median lateness of the last 10 callbacks
      * against start + (k + 1) periods is far below the hold (a skipping timer stays
@@ -70,7 +79,8 @@ int main(void)
         for (int j = i + 1; j < 10; j++)
             if (late[j] < late[i]) { double x = late[i]; late[i] = late[j]; late[j] = x; }
     if (late[5] >= HOLD_MS / 2) fprintf(stderr, "median lateness after the hold %.2f ms\n", late[5]);
-    CHECK(late[5] < HOLD_MS / 2);
+    if (timely || late[5] < HOLD_MS / 2) CHECK(late[5] < HOLD_MS / 2);
+    else printf("NOT CHECKED: back on schedule (median lateness %.1f ms)\n", late[5]);
 
     /* none doubled: no more callbacks than periods elapsed until the kill */
     CHECK(n <= (LONG)((killed - start) / PERIOD_MS) + 1);
