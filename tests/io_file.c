@@ -43,6 +43,17 @@ static void dispositions(void)
     LARGE_INTEGER sz, pos, d;
     CHECK(GetFileSizeEx(h, &sz));
     CHECK_EQ(sz.QuadPart, 10);
+    /* a refused open changes nothing: CREATE_ALWAYS and TRUNCATE_EXISTING by a writer
+     * we do not share with fail before they truncate (NT checks the share access
+     * first) */
+    h2 = CreateFileA(path, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, CREATE_ALWAYS, 0, NULL);
+    CHECK(h2 == INVALID_HANDLE_VALUE);
+    CHECK_EQ(GetLastError(), ERROR_SHARING_VIOLATION);
+    h2 = CreateFileA(path, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, TRUNCATE_EXISTING, 0, NULL);
+    CHECK(h2 == INVALID_HANDLE_VALUE);
+    CHECK_EQ(GetLastError(), ERROR_SHARING_VIOLATION);
+    CHECK(GetFileSizeEx(h, &sz));
+    CHECK_EQ(sz.QuadPart, 10);
     d.QuadPart = 2;
     CHECK(SetFilePointerEx(h, d, &pos, FILE_BEGIN));
     CHECK_EQ(pos.QuadPart, 2);

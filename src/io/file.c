@@ -7,7 +7,8 @@
  * (device, inode) pairs and their access and share bits, under one mutex taken on open
  * and on the last close only): an open whose access another open does not share, or
  * that does not share an access another open has, fails with ERROR_SHARING_VIOLATION.
- * Other processes are not seen (docs/io.md). As on NT, the share access goes with the
+ * Other processes are not seen (docs/io.md). The check comes before an overwrite's
+ * truncation (done after it), so a refused open changes nothing. As on NT, the share access goes with the
  * last handle (NT's cleanup), not with the last reference: an operation finishing on
  * the engine thread may hold the record a moment longer.
  *
@@ -117,6 +118,11 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
     default: return -EINVAL;
     }
     if ((o & O_TRUNC) && !(acc & A_WRITE)) o = (o & ~O_ACCMODE) | O_RDWR;   /* truncation needs a writer */
+    /* NT checks the share access before it overwrites: a refused CREATE_ALWAYS or
+     * TRUNCATE_EXISTING leaves the file as it was, so the truncation comes after the
+     * check (ftruncate below), not with the open */
+    int trunc = (o & O_TRUNC) != 0;
+    o &= ~O_TRUNC;
     struct stat st;
     int existed = stat(path, &st) == 0;
     if (existed && S_ISDIR(st.st_mode)) return -EISDIR;
@@ -142,6 +148,11 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
     f->acc_bits = acc;
     f->share_bits = (uint8_t)(share & 7);
     if (S_ISREG(st.st_mode) && (r = share_take(f))) {
+        nspa_close(*out);
+        return r;
+    }
+    if (trunc && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
+        r = -errno;
         nspa_close(*out);
         return r;
     }
