@@ -1,7 +1,8 @@
 /* Files: CreateFile dispositions and share modes, synchronous and overlapped
  * ReadFile/WriteFile (OVERLAPPED offsets, EOF, events, ports), ReadFileEx/WriteFileEx
  * routines, the file pointer, size, SetEndOfFile, FlushFileBuffers, GetFileType,
- * DeleteFile, temporary names, the standard handles, NO_BUFFERING alignment, paths. */
+ * DeleteFile (its share rule), temporary names, the standard handles, NO_BUFFERING
+ * alignment, paths, the not-found errors. */
 #include "io_util.h"
 
 static char path[MAX_PATH];
@@ -243,6 +244,50 @@ static void paths_and_std(void)
     CHECK(GetTempFileNameW(tw, L"nsw", 0x1234, tn) == 0x1234);
 }
 
+/* NT's not-found errors (the last name missing: ERROR_FILE_NOT_FOUND; a directory on
+ * the way: ERROR_PATH_NOT_FOUND; "": ERROR_PATH_NOT_FOUND) and DeleteFile's share rule
+ * (an open that does not share delete refuses it; one that does lets it go, and the
+ * file is gone once it closes) */
+static void names_and_delete(void)
+{
+    char dir[MAX_PATH], p[MAX_PATH + 64], q[MAX_PATH + 64];
+    GetTempPathA(sizeof(dir), dir);
+    snprintf(p, sizeof(p), "%snspa-no-such-dir-%u\\x", dir, (unsigned)GetCurrentProcessId());
+    snprintf(q, sizeof(q), "%snspa-no-such-file-%u", dir, (unsigned)GetCurrentProcessId());
+    CHECK(CreateFileA(p, GENERIC_READ, 0, NULL, OPEN_EXISTING, 0, NULL) == INVALID_HANDLE_VALUE);
+    CHECK_EQ(GetLastError(), ERROR_PATH_NOT_FOUND);
+    CHECK(CreateFileA(p, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL) == INVALID_HANDLE_VALUE);
+    CHECK_EQ(GetLastError(), ERROR_PATH_NOT_FOUND);
+    CHECK(CreateFileA(q, GENERIC_READ, 0, NULL, OPEN_EXISTING, 0, NULL) == INVALID_HANDLE_VALUE);
+    CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
+    CHECK(CreateFileA("", GENERIC_READ, 0, NULL, OPEN_EXISTING, 0, NULL) == INVALID_HANDLE_VALUE);
+    CHECK_EQ(GetLastError(), ERROR_PATH_NOT_FOUND);
+    CHECK(!DeleteFileA(p));
+    CHECK_EQ(GetLastError(), ERROR_PATH_NOT_FOUND);
+    CHECK(!DeleteFileA(q));
+    CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
+    CHECK(!DeleteFileA(""));
+    CHECK_EQ(GetLastError(), ERROR_PATH_NOT_FOUND);
+
+    char f[MAX_PATH];
+    REQUIRE(GetTempFileNameA(dir, "nsd", 0, f) != 0);
+    HANDLE h = CreateFileA(f, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    CHECK(!DeleteFileA(f));                    /* not shared for delete */
+    CHECK_EQ(GetLastError(), ERROR_SHARING_VIOLATION);
+    CloseHandle(h);
+    h = CreateFileA(f, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_EXISTING, 0, NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    CHECK(DeleteFileA(f));                     /* shared for delete */
+    char b[4];
+    DWORD n = 1;
+    CHECK(ReadFile(h, b, sizeof(b), &n, NULL));   /* the open handle keeps the file */
+    CHECK_EQ(n, 0);
+    CloseHandle(h);
+    CHECK(!DeleteFileA(f));
+    CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
+}
+
 int main(void)
 {
     io_test_start();
@@ -250,6 +295,7 @@ int main(void)
     overlapped();
     no_buffering();
     paths_and_std();
+    names_and_delete();
     WSACleanup();
     return nspa_test_done();
 }

@@ -94,12 +94,47 @@ NSPA_HIDDEN void io_share_release(struct io_file *f)
     pthread_mutex_unlock(&share_lock);
 }
 
+/* An ENOENT from opening or deleting @path: NT says ERROR_PATH_NOT_FOUND when a
+ * directory on the way is missing and ERROR_FILE_NOT_FOUND when only the last name is
+ * (-ENOTDIR is the former in the errno mapping, -ENOENT the latter). */
+static int not_found(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return -ENOENT;   /* in the current directory, or in / */
+    char dir[4096];
+    size_t n = (size_t)(slash - path);
+    if (n >= sizeof(dir)) return -ENOENT;
+    memcpy(dir, path, n);
+    dir[n] = 0;
+    struct stat st;
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? -ENOENT : -ENOTDIR;
+}
+
+/* DeleteFile: NT opens the file for DELETE sharing everything, so an open of this
+ * process that does not share delete refuses it (ERROR_SHARING_VIOLATION); the unlink
+ * happens under the share table's lock, so no open slips in between. The name goes at
+ * once and the open handles keep the file, as NT's POSIX delete (Windows 10) does. */
+NSPA_HIDDEN int io_file_delete(const char *path)
+{
+    if (!*path) return -ENOTDIR;                   /* "": ERROR_PATH_NOT_FOUND */
+    int r = 0;
+    struct stat st;
+    pthread_mutex_lock(&share_lock);
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        for (struct share *s = shares; s; s = s->next)
+            if (s->dev == st.st_dev && s->ino == st.st_ino && s->sh[2] != s->n) r = -ETXTBSY;
+    }
+    if (!r && unlink(path) < 0) r = errno == ENOENT ? not_found(path) : -errno;
+    pthread_mutex_unlock(&share_lock);
+    return r;                                      /* a directory: -EISDIR, ERROR_ACCESS_DENIED */
+}
+
 /* access: GENERIC_READ/WRITE/ALL and the FILE_* data rights; disp: NT's 1..5 */
 NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, uint32_t disp, uint32_t flags,
                              uint32_t *out)
 {
     if (!path) return -EFAULT;
-    if (!*path) return -ENOENT;
+    if (!*path) return -ENOTDIR;                   /* "": ERROR_PATH_NOT_FOUND */
     uint8_t acc = 0;
     if (access & (0x80000000u | 0x10000000u | 0x0001u | 0x00120089u)) acc |= A_READ;     /* GENERIC_READ, ALL, FILE_READ_DATA */
     if (access & (0x40000000u | 0x10000000u | 0x0002u | 0x0004u | 0x00120116u)) acc |= A_WRITE;
@@ -130,7 +165,7 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
     int fd = -1;
     if (no_buf) fd = open(path, o | O_DIRECT, 0666);
     if (fd < 0) fd = open(path, o, 0666);               /* no O_DIRECT here (tmpfs): cached */
-    if (fd < 0) return -errno;
+    if (fd < 0) return errno == ENOENT ? not_found(path) : -errno;
     if (fstat(fd, &st) < 0) {
         int e = -errno;
         close(fd);

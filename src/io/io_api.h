@@ -71,6 +71,8 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
                              uint32_t *out);
 NSPA_HIDDEN int io_file_rw(uint32_t h, int write, void *buf, uint32_t len, uint32_t *done, void *ov,
                            void *routine);
+/* DeleteFile: 0, -ETXTBSY (an open of ours does not share delete), -errno */
+NSPA_HIDDEN int io_file_delete(const char *path);
 NSPA_HIDDEN int io_file_size(uint32_t h, int64_t *size);
 NSPA_HIDDEN int io_file_seek(uint32_t h, int64_t dist, int how, int64_t *pos);
 NSPA_HIDDEN int io_file_truncate(uint32_t h);

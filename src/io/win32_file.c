@@ -175,8 +175,8 @@ NSPA_EXPORT BOOL WINAPI DeleteFileA(LPCSTR name)
     char p[PATH_CAP];
     DWORD e = map_path(name, p, sizeof(p));
     if (e) return fail(e);
-    if (unlink(p) == 0) return TRUE;
-    return fail(err_of(-errno));            /* a directory, a protected file: ERROR_ACCESS_DENIED */
+    int r = io_file_delete(p);              /* a directory, a protected file: ERROR_ACCESS_DENIED */
+    return r ? fail(err_of(r)) : TRUE;
 }
 
 NSPA_EXPORT BOOL WINAPI DeleteFileW(LPCWSTR name)
