@@ -2,10 +2,20 @@
  * ReadFile/WriteFile (OVERLAPPED offsets, EOF, events, ports), ReadFileEx/WriteFileEx
  * routines, the file pointer, size, SetEndOfFile, FlushFileBuffers, GetFileType,
  * DeleteFile (its share rule), temporary names, the standard handles, NO_BUFFERING
- * alignment, paths, the not-found errors. */
+ * alignment, paths, the not-found errors, SetFilePointer / GetFileSize,
+ * FILE_FLAG_DELETE_ON_CLOSE. */
 #include "io_util.h"
 
 static char path[MAX_PATH];
+
+/* 1 if @p names a file now (an open that shares everything and asks for no access) */
+static int name_exists(const char *p)
+{
+    HANDLE h = CreateFileA(p, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING, 0, NULL);
+    if (h == INVALID_HANDLE_VALUE) return 0;
+    CloseHandle(h);
+    return 1;
+}
 
 static void dispositions(void)
 {
@@ -288,6 +298,67 @@ static void names_and_delete(void)
     CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
 }
 
+/* the 32-bit pointer and size calls, and FILE_FLAG_DELETE_ON_CLOSE */
+static void pointer32_and_delete_on_close(void)
+{
+    char dir[MAX_PATH], f[MAX_PATH];
+    GetTempPathA(sizeof(dir), dir);
+    REQUIRE(GetTempFileNameA(dir, "nsp", 0, f) != 0);
+    HANDLE h = CreateFileA(f, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    DWORD w;
+    CHECK(WriteFile(h, "0123456789", 10, &w, NULL));
+    DWORD high = 7;
+    CHECK_EQ(GetFileSize(h, &high), 10);
+    CHECK_EQ(high, 0);
+    CHECK_EQ(GetFileSize(h, NULL), 10);
+    CHECK_EQ(SetFilePointer(h, -3, NULL, FILE_END), 7);        /* a signed 32-bit distance */
+    LONG hi = 1;                                                /* 4 GiB + 16 */
+    CHECK_EQ(SetFilePointer(h, 16, &hi, FILE_BEGIN), 16);
+    CHECK_EQ(hi, 1);
+    hi = 0;
+    CHECK_EQ(SetFilePointer(h, 0, &hi, FILE_CURRENT), 16);
+    CHECK_EQ(hi, 1);
+    CHECK_EQ(SetFilePointer(h, -20, NULL, FILE_BEGIN), INVALID_SET_FILE_POINTER);
+    CHECK_EQ(GetLastError(), ERROR_NEGATIVE_SEEK);
+    CHECK_EQ(GetFileSize((HANDLE)0x7654, NULL), INVALID_FILE_SIZE);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+    CloseHandle(h);
+
+    /* DELETE_ON_CLOSE: asks for DELETE access, so another open must share delete; the
+     * name goes when its handle closes, though another handle keeps the file open */
+    h = CreateFileA(f, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                    FILE_FLAG_DELETE_ON_CLOSE, NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    HANDLE o = CreateFileA(f, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
+    CHECK(o == INVALID_HANDLE_VALUE);
+    CHECK_EQ(GetLastError(), ERROR_SHARING_VIOLATION);
+    o = CreateFileA(f, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING, 0,
+                    NULL);
+    REQUIRE(o != INVALID_HANDLE_VALUE);
+    HANDLE d;
+    CHECK(DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &d, 0, FALSE, DUPLICATE_SAME_ACCESS));
+    CloseHandle(h);
+    CHECK_EQ(name_exists(f), 1);   /* a duplicate still holds it */
+    CloseHandle(d);
+    CHECK_EQ(name_exists(f), 0);   /* gone with its last handle */
+    char b[16];
+    DWORD n = 0;
+    CHECK(ReadFile(o, b, sizeof(b), &n, NULL)); /* the other open keeps the data */
+    CHECK_EQ(n, 10);
+    CloseHandle(o);
+    /* a name that means another file by the close is left alone */
+    h = CreateFileA(f, GENERIC_WRITE, FILE_SHARE_DELETE, NULL, CREATE_NEW, FILE_FLAG_DELETE_ON_CLOSE, NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    CHECK(DeleteFileA(f));
+    HANDLE other = CreateFileA(f, GENERIC_WRITE, 0, NULL, CREATE_NEW, 0, NULL);
+    REQUIRE(other != INVALID_HANDLE_VALUE);
+    CloseHandle(h);
+    CHECK_EQ(name_exists(f), 1);
+    CloseHandle(other);
+    CHECK(DeleteFileA(f));
+}
+
 int main(void)
 {
     io_test_start();
@@ -296,6 +367,7 @@ int main(void)
     no_buffering();
     paths_and_std();
     names_and_delete();
+    pointer32_and_delete_on_close();
     WSACleanup();
     return nspa_test_done();
 }

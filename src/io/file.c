@@ -7,7 +7,9 @@
  * (device, inode) pairs and their access and share bits, under one mutex taken on open
  * and on the last close only): an open whose access another open does not share, or
  * that does not share an access another open has, fails with ERROR_SHARING_VIOLATION.
- * Other processes are not seen (docs/io.md). The check comes before an overwrite's
+ * Other processes are not seen (docs/io.md). FILE_FLAG_DELETE_ON_CLOSE asks for DELETE
+ * access (so every other open must share delete) and deletes the name when that open's
+ * share access goes. The check comes before an overwrite's
  * truncation (done after it), so a refused open changes nothing. As on NT, the share access goes with the
  * last handle (NT's cleanup), not with the last reference: an operation finishing on
  * the engine thread may hold the record a moment longer.
@@ -70,9 +72,52 @@ violation:
 
 NSPA_HIDDEN int io_share_note(struct io_file *f) { return share_take(f); }
 
+/* FILE_FLAG_DELETE_ON_CLOSE: remember where the name is (its directory open O_PATH, so
+ * that a change of the current directory or a rename of the directory does not matter)
+ * and delete it when this open's share access goes, unless the name means another file
+ * by then. -errno: the directory cannot be held (the open fails). */
+static int doc_arm(struct io_file *f, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    const char *base = path;
+    if (slash) {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        if (n >= sizeof(dir)) return -ENAMETOOLONG;
+        memcpy(dir, path, n);
+        dir[n] = 0;
+        base = slash + 1;
+    } else {
+        strcpy(dir, ".");
+    }
+    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return -errno;
+    char *name = strdup(base);
+    if (!name) {
+        close(dfd);
+        return -ENOMEM;
+    }
+    f->doc_dirfd = dfd;
+    f->doc_name = name;
+    return 0;
+}
+
+/* share_lock held: no open of the name slips in between */
+static void doc_delete(struct io_file *f)
+{
+    struct stat st;
+    if (fstatat(f->doc_dirfd, f->doc_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == f->dev &&
+        st.st_ino == f->ino)
+        unlinkat(f->doc_dirfd, f->doc_name, 0);
+    close(f->doc_dirfd);
+    free(f->doc_name);
+    f->doc_name = NULL;
+}
+
 NSPA_HIDDEN void io_share_release(struct io_file *f)
 {
     pthread_mutex_lock(&share_lock);
+    if (f->doc_name) doc_delete(f);
     if (!f->shared_in) {
         pthread_mutex_unlock(&share_lock);
         return;
@@ -139,6 +184,8 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
     if (access & (0x80000000u | 0x10000000u | 0x0001u | 0x00120089u)) acc |= A_READ;     /* GENERIC_READ, ALL, FILE_READ_DATA */
     if (access & (0x40000000u | 0x10000000u | 0x0002u | 0x0004u | 0x00120116u)) acc |= A_WRITE;
     if (access & (0x00010000u | 0x10000000u)) acc |= A_DEL;                               /* DELETE */
+    int doc = (flags & 0x04000000u) != 0;               /* FILE_FLAG_DELETE_ON_CLOSE */
+    if (doc) acc |= A_DEL;                              /* asks for DELETE access (NT's CreateFile) */
     int o = O_CLOEXEC | O_NOCTTY;
     o |= (acc & A_WRITE) ? ((acc & A_READ) ? O_RDWR : O_WRONLY) : O_RDONLY;
     switch (disp) {
@@ -188,6 +235,10 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
     }
     if (trunc && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
         r = -errno;
+        nspa_close(*out);
+        return r;
+    }
+    if (doc && S_ISREG(st.st_mode) && (r = doc_arm(f, path))) {
         nspa_close(*out);
         return r;
     }

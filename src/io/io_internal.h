@@ -115,6 +115,10 @@ struct io_file {
     /* disk files: access and share bits (file.c), FILE_FLAG_NO_BUFFERING */
     uint64_t dev, ino;
     uint8_t acc_bits, share_bits, shared_in, no_buffering, can_read, can_write;
+    /* FILE_FLAG_DELETE_ON_CLOSE: the name to delete (in the directory open as
+     * doc_dirfd, O_PATH) when the share access goes (file.c, io_share_release) */
+    char *doc_name;
+    int doc_dirfd;
     /* completion port: its packets (under lock), the thread count limit */
     struct io_op *pk_head, *pk_tail;
     /* a port of the thread pool's I/O (io_port_set_notify): called under the lock

@@ -147,6 +147,40 @@ NSPA_EXPORT BOOL WINAPI SetFilePointerEx(HANDLE h, LARGE_INTEGER dist, PLARGE_IN
     return TRUE;
 }
 
+/* The 32-bit forms. GetFileSize: the low part, the high part in *@high; INVALID_FILE_SIZE
+ * with the error on failure, and with last error 0 when the low part really is
+ * 0xFFFFFFFF (how a caller with @high tells them apart). */
+NSPA_EXPORT DWORD WINAPI GetFileSize(HANDLE h, LPDWORD high)
+{
+    int64_t s;
+    int r = io_file_size(H32(h), &s);
+    if (r) {
+        SetLastError(err_of(r));
+        return INVALID_FILE_SIZE;
+    }
+    if (high) *high = (DWORD)((uint64_t)s >> 32);
+    if ((DWORD)s == INVALID_FILE_SIZE) SetLastError(0);
+    return (DWORD)s;
+}
+
+/* SetFilePointer: without @high the distance is a signed 32-bit value; with it, @high
+ * holds the distance's high part and gets the new position's. INVALID_SET_FILE_POINTER
+ * with the error on failure, with last error 0 when the low part of a good position is
+ * 0xFFFFFFFF. */
+NSPA_EXPORT DWORD WINAPI SetFilePointer(HANDLE h, LONG dist, PLONG high, DWORD method)
+{
+    int64_t d = high ? (int64_t)((uint64_t)(uint32_t)*high << 32 | (uint32_t)dist) : (int64_t)dist;
+    int64_t p;
+    int r = io_file_seek(H32(h), d, (int)method, &p);
+    if (r) {
+        SetLastError(err_of(r));
+        return INVALID_SET_FILE_POINTER;
+    }
+    if (high) *high = (LONG)((uint64_t)p >> 32);
+    if ((DWORD)p == INVALID_SET_FILE_POINTER) SetLastError(0);
+    return (DWORD)p;
+}
+
 NSPA_EXPORT BOOL WINAPI SetEndOfFile(HANDLE h)
 {
     int r = io_file_truncate(H32(h));
