@@ -28,3 +28,5 @@ nspa_add_io_test(io_ring_handover SOURCES tests/io_ring_handover.c THREADED TIME
 nspa_add_io_test(io_port_wakes SOURCES tests/io_port_wakes.c THREADED TIMEOUT 90)
 nspa_add_io_test(io_wsabuf_many SOURCES tests/io_wsabuf_many.c THREADED TIMEOUT 60)
 nspa_add_io_test(io_ring_alarm SOURCES tests/io_ring_alarm.c THREADED TIMEOUT 60)
+# Winsock answers where Linux answers differently (socket arguments, listen, send EPIPE, connect)
+nspa_add_io_test(io_ws_rules SOURCES tests/io_ws_rules.c THREADED TIMEOUT 60)

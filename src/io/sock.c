@@ -82,15 +82,24 @@ static int install(int fd, int family, int type, int overlapped, uint32_t *out)
     return 0;
 }
 
+/* socket / WSASocket's arguments as Windows judges them (its catalog: TCP over stream,
+ * UDP over datagram, IPv4 and IPv6; raw sockets need rights NSPA does not have), in
+ * Windows' order: no family and no protocol: WSAEINVAL; an unknown family:
+ * WSAEAFNOSUPPORT; an unknown type: WSAESOCKTNOSUPPORT (raw: WSAEACCES); an unknown
+ * protocol, or one the type does not carry: WSAEPROTONOSUPPORT. A zero type or family
+ * is the first that fits the protocol (TCP for none), IPv4. */
 NSPA_HIDDEN int io_ws_socket(int af, int type, int proto, int overlapped, uint32_t *out)
 {
-    int fam = af == W_AF_INET ? AF_INET : af == W_AF_INET6 ? AF_INET6 : -1;
+    if (!af && !proto) return -EINVAL;
+    int fam = af == W_AF_INET || !af ? AF_INET : af == W_AF_INET6 ? AF_INET6 : -1;
     if (fam < 0) return -EAFNOSUPPORT;
-    int t = type == 1 ? SOCK_STREAM : type == 2 ? SOCK_DGRAM : -1;
+    if (type == 3) return -EACCES;                              /* SOCK_RAW */
+    int t = type == 1 ? SOCK_STREAM : type == 2 ? SOCK_DGRAM : type == 0 ? 0 : -1;
     if (t < 0) return -ESOCKTNOSUPPORT;
     if (proto && proto != IPPROTO_TCP && proto != IPPROTO_UDP) return -EPROTONOSUPPORT;
+    if (!t) t = proto == IPPROTO_UDP ? SOCK_DGRAM : SOCK_STREAM;
     if ((proto == IPPROTO_TCP && t != SOCK_STREAM) || (proto == IPPROTO_UDP && t != SOCK_DGRAM))
-        return -EPROTOTYPE;
+        return -EPROTONOSUPPORT;
     int fd = socket(fam, t | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
     if (fd < 0) return -errno;
     return install(fd, fam, t, overlapped, out);
@@ -117,11 +126,47 @@ NSPA_HIDDEN int io_ws_bind(uint32_t s, const void *wa, int wlen)
     return r;
 }
 
+/* Is the stream socket bound (Linux's listen and connect bind one that is not; Winsock's
+ * listen refuses it) / connected? */
+static int sock_bound(int fd)
+{
+    struct sockaddr_storage a;
+    socklen_t al = sizeof(a);
+    if (getsockname(fd, (struct sockaddr *)&a, &al) < 0) return 0;
+    if (a.ss_family == AF_INET) return ((struct sockaddr_in *)&a)->sin_port != 0;
+    if (a.ss_family == AF_INET6) return ((struct sockaddr_in6 *)&a)->sin6_port != 0;
+    return 0;
+}
+
+static int sock_connected(int fd)
+{
+    struct sockaddr_storage a;
+    socklen_t al = sizeof(a);
+    return getpeername(fd, (struct sockaddr *)&a, &al) == 0;
+}
+
+/* A stream send's EPIPE, as Winsock tells it: still connected, so our own
+ * shutdown(SD_SEND): WSAESHUTDOWN; never connected: WSAENOTCONN; else the connection
+ * is gone (reset or closed): WSAECONNRESET. Never connected: the kernel measured no
+ * round trip and negotiated no option (an established connection has at least the
+ * SYN-ACK's round trip; its state says CLOSE once it is gone, as a new socket's does). */
+static int send_epipe(int fd)
+{
+    if (sock_connected(fd)) return -ESHUTDOWN;
+    struct tcp_info ti;
+    socklen_t tl = sizeof(ti);
+    memset(&ti, 0, sizeof(ti));
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0 && !ti.tcpi_rtt && !ti.tcpi_options) return -ENOTCONN;
+    return -ECONNRESET;
+}
+
 NSPA_HIDDEN int io_ws_listen(uint32_t s, int backlog)
 {
     SOCK_OR_RETURN(f, s);
     int r = 0;
     if (f->type != SOCK_STREAM) r = -EOPNOTSUPP;
+    else if (!f->listening && sock_connected(f->fd)) r = -EISCONN;   /* WSAEISCONN */
+    else if (!f->listening && !sock_bound(f->fd)) r = -EINVAL;      /* not bound: WSAEINVAL */
     else if (listen(f->fd, backlog < 0 ? 0 : backlog > 4096 ? 4096 : backlog) < 0) r = -errno;
     else f->listening = 1;
     io_file_put(f);
@@ -164,6 +209,9 @@ NSPA_HIDDEN int io_ws_connect(uint32_t s, const void *wa, int wlen)
     struct sockaddr_storage a;
     int l = io_addr_from_win(wa, wlen, &a);
     int r = l < 0 ? l : 0;
+    /* connected already (a non-blocking connect that has finished meanwhile, which
+     * Linux's next connect reports once as success): WSAEISCONN */
+    if (!r && f->type == SOCK_STREAM && sock_connected(f->fd)) r = -EISCONN;
     if (!r && connect(f->fd, (struct sockaddr *)&a, (socklen_t)l) < 0) {
         r = -errno;
         if (r == -EINPROGRESS) {
@@ -239,7 +287,7 @@ NSPA_HIDDEN int64_t io_ws_send(uint32_t s, const struct io_wsabuf *b, uint32_t n
         if ((r = io_sock_block(f, POLLOUT, f->sndtimeo))) break;
     }
     if (r == -EAGAIN && f->es_mask) io_es_reenable(f, 1 << 1);   /* FD_WRITE comes back */
-    if (r == -EPIPE) r = f->type == SOCK_STREAM ? -ESHUTDOWN : r;
+    if (r == -EPIPE && f->type == SOCK_STREAM) r = send_epipe(f->fd);
     if (iov != sv) free(iov);
     io_file_put(f);
     return r;

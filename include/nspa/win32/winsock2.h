@@ -111,9 +111,12 @@ static inline u_long WSAAPI ntohl(u_long v) { return __builtin_bswap32(v); }
 #define SOCK_DGRAM  2
 #define SOCK_RAW    3
 #define IPPROTO_IP    0
+#define IPPROTO_ICMP  1
 #define IPPROTO_TCP   6
 #define IPPROTO_UDP   17
 #define IPPROTO_IPV6  41
+#define IPPROTO_ICMPV6 58
+#define IPPROTO_RAW   255
 #define SOL_SOCKET    0xffff
 #define SO_DEBUG      0x0001
 #define SO_ACCEPTCONN 0x0002
