@@ -5,7 +5,8 @@
  * - listen on a socket never bound (Linux binds it; Winsock: WSAEINVAL) or connected
  *   (WSAEISCONN); accept on a socket not listening (WSAEINVAL);
  * - a stream send that Linux fails with EPIPE: never connected WSAENOTCONN, after our
- *   own shutdown(SD_SEND) WSAESHUTDOWN, after the peer reset WSAECONNRESET;
+ *   own shutdown(SD_SEND) WSAESHUTDOWN, after the peer reset WSAECONNRESET, and from
+ *   then on every send and receive (synchronous or overlapped) WSAECONNRESET;
  * - connect on a non-blocking socket whose connect has finished: WSAEISCONN (Linux
  *   reports the finished connect once as success). */
 #include "io_util.h"
@@ -75,7 +76,7 @@ static void listen_accept(void)
 
 static void send_epipe(void)
 {
-    char b[8];   /* (a recv after the reset was reported: Linux says end of stream, see docs/io.md) */
+    char b[8];
     SOCKET s = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
     CHECK_EQ(send(s, "x", 1, 0), SOCKET_ERROR);         /* never connected */
     CHECK_EQ(WSAGetLastError(), WSAENOTCONN);
@@ -99,7 +100,23 @@ static void send_epipe(void)
     printf("sends after the peer's reset: %d, %d\n", e1, e2);
     CHECK_EQ(e1, WSAECONNRESET);
     CHECK_EQ(e2, WSAECONNRESET);
-    (void)b;
+    /* and it stays reset: receives too (Linux says end of stream once the reset was
+     * reported), also an overlapped one */
+    CHECK_EQ(recv(c, b, sizeof(b), 0), SOCKET_ERROR);
+    CHECK_EQ(WSAGetLastError(), WSAECONNRESET);
+    CHECK_EQ(recv(c, b, sizeof(b), 0), SOCKET_ERROR);
+    CHECK_EQ(WSAGetLastError(), WSAECONNRESET);
+    WSAOVERLAPPED ov;
+    memset(&ov, 0, sizeof(ov));
+    ov.hEvent = WSACreateEvent();
+    int pr = io_post_recv(c, &ov, b, sizeof(b));
+    if (pr == WSA_IO_PENDING) {
+        DWORD n = 0, fl = 0;
+        CHECK(!WSAGetOverlappedResult(c, &ov, &n, TRUE, &fl));
+        pr = WSAGetLastError();
+    }
+    CHECK_EQ(pr, WSAECONNRESET);
+    WSACloseEvent(ov.hEvent);
     closesocket(c);
 }
 

@@ -95,6 +95,7 @@ struct io_file {
     uint32_t free_next;                 /* the records' free list (slot + 1) */
     int fd;
     uint8_t is_socket, is_port, listening, closing;
+    uint8_t conn_reset;                 /* a stream whose peer reset it (io_sock_result) */
     uint8_t nonblock;                   /* FIONBIO / WSAEventSelect */
     uint8_t overlapped;                 /* FILE_FLAG_OVERLAPPED / WSA_FLAG_OVERLAPPED */
     uint8_t notify_modes;               /* FILE_SKIP_* */
@@ -271,6 +272,12 @@ static inline int io_op_one_buf(const struct io_op *op)
  * points (two more calls around every system call, to switch asynchronous cancel on
  * and off); a Winsock call is not one, and NSPA never cancels a thread. -1 and errno
  * as the libc calls. */
+/* A stream socket's result as Winsock reports it (sock.c): once a reset was seen, every
+ * receive and send says WSAECONNRESET (Linux says it once, then end of stream / EPIPE);
+ * a send's EPIPE is told apart (never connected, own shutdown, gone). @dir: 0 receive,
+ * 1 send. */
+NSPA_HIDDEN int64_t io_sock_result(struct io_file *f, int dir, int64_t res);
+
 static inline ssize_t io_send1(int fd, const void *buf, size_t len, int flags)
 {
 #if NSPA_TSAN   /* its send/recv interceptors carry happens-before through the socket */

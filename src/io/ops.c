@@ -87,7 +87,10 @@ static void continue_on(struct io_op *op, struct io_file *nf, int kind, int dir,
 NSPA_HIDDEN int64_t io_op_finish(struct io_op *op, int64_t res)
 {
     switch (op->kind) {
+    case OP_SEND:
+        return res > 0 ? res : io_sock_result(op->file, 1, res);
     case OP_RECV:
+        if (res <= 0) res = io_sock_result(op->file, 0, res);
         op->msg_flags = op->msg.msg_flags;
         if (res >= 0 && op->from_out && op->fromlen_out) {
             int wl = *op->fromlen_out;

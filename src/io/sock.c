@@ -160,6 +160,15 @@ static int send_epipe(int fd)
     return -ECONNRESET;
 }
 
+NSPA_HIDDEN int64_t io_sock_result(struct io_file *f, int dir, int64_t res)
+{
+    if (f->type != SOCK_STREAM || res > 0) return res;
+    if (dir && res == -EPIPE) res = send_epipe(f->fd);
+    if (res == -ECONNRESET) __atomic_store_n(&f->conn_reset, 1, __ATOMIC_RELAXED);
+    else if ((res == 0 || res == -EPIPE) && __atomic_load_n(&f->conn_reset, __ATOMIC_RELAXED)) res = -ECONNRESET;
+    return res;
+}
+
 NSPA_HIDDEN int io_ws_listen(uint32_t s, int backlog)
 {
     SOCK_OR_RETURN(f, s);
@@ -287,7 +296,7 @@ NSPA_HIDDEN int64_t io_ws_send(uint32_t s, const struct io_wsabuf *b, uint32_t n
         if ((r = io_sock_block(f, POLLOUT, f->sndtimeo))) break;
     }
     if (r == -EAGAIN && f->es_mask) io_es_reenable(f, 1 << 1);   /* FD_WRITE comes back */
-    if (r == -EPIPE && f->type == SOCK_STREAM) r = send_epipe(f->fd);
+    r = io_sock_result(f, 1, r);
     if (iov != sv) free(iov);
     io_file_put(f);
     return r;
@@ -323,6 +332,7 @@ NSPA_HIDDEN int64_t io_ws_recv(uint32_t s, const struct io_wsabuf *b, uint32_t n
         if (r != -EAGAIN || f->nonblock) break;
         if ((r = io_sock_block(f, POLLIN, f->rcvtimeo))) break;
     }
+    r = io_sock_result(f, 0, r);
     if (flags) *flags = 0;
     if (f->es_mask) io_es_reenable(f, 1 << 0);       /* FD_READ */
     if (iov != sv) free(iov);
