@@ -8,7 +8,10 @@
  *   own shutdown(SD_SEND) WSAESHUTDOWN, after the peer reset WSAECONNRESET, and from
  *   then on every send and receive (synchronous or overlapped) WSAECONNRESET;
  * - connect on a non-blocking socket whose connect has finished: WSAEISCONN (Linux
- *   reports the finished connect once as success). */
+ *   reports the finished connect once as success);
+ * - a receive on a datagram socket never bound: WSAEINVAL (Linux waits forever); send /
+ *   WSASend on an unconnected one WSAENOTCONN, sendto without an address
+ *   WSAEDESTADDRREQ; receive and send on a listening socket WSAENOTCONN. */
 #include "io_util.h"
 
 static int sock_err(int af, int type, int proto)
@@ -140,6 +143,37 @@ static void connect_done(void)
     closesocket(l);
 }
 
+static void datagram_rules(void)
+{
+    char b[8];
+    SOCKET u = socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP);
+    REQUIRE(u != INVALID_SOCKET);
+    CHECK_EQ(recv(u, b, sizeof(b), 0), SOCKET_ERROR);   /* never bound: no wait */
+    CHECK_EQ(WSAGetLastError(), WSAEINVAL);
+    WSAOVERLAPPED ov;
+    memset(&ov, 0, sizeof(ov));
+    ov.hEvent = WSACreateEvent();
+    CHECK_EQ(io_post_recv(u, &ov, b, sizeof(b)), WSAEINVAL);
+    CHECK_EQ(send(u, "x", 1, 0), SOCKET_ERROR);         /* no peer */
+    CHECK_EQ(WSAGetLastError(), WSAENOTCONN);
+    WSABUF wb = { 1, (char *)"x" };
+    DWORD sent = 0;
+    CHECK_EQ(WSASend(u, &wb, 1, &sent, 0, NULL, NULL), SOCKET_ERROR);
+    CHECK_EQ(WSAGetLastError(), WSAENOTCONN);
+    CHECK_EQ(sendto(u, "x", 1, 0, NULL, 0), SOCKET_ERROR);
+    CHECK_EQ(WSAGetLastError(), WSAEDESTADDRREQ);
+    WSACloseEvent(ov.hEvent);
+    closesocket(u);
+    /* a listening stream socket has no peer */
+    struct sockaddr_in a;
+    SOCKET l = io_listener(&a);
+    CHECK_EQ(recv(l, b, sizeof(b), 0), SOCKET_ERROR);
+    CHECK_EQ(WSAGetLastError(), WSAENOTCONN);
+    CHECK_EQ(send(l, "x", 1, 0), SOCKET_ERROR);
+    CHECK_EQ(WSAGetLastError(), WSAENOTCONN);
+    closesocket(l);
+}
+
 int main(void)
 {
     io_test_start();
@@ -147,6 +181,7 @@ int main(void)
     listen_accept();
     send_epipe();
     connect_done();
+    datagram_rules();
     WSACleanup();
     return nspa_test_done();
 }

@@ -96,6 +96,7 @@ struct io_file {
     int fd;
     uint8_t is_socket, is_port, listening, closing;
     uint8_t conn_reset;                 /* a stream whose peer reset it (io_sock_result) */
+    uint8_t bound_seen;                 /* a datagram socket known to be bound (io_sock_recv_ready) */
     uint8_t nonblock;                   /* FIONBIO / WSAEventSelect */
     uint8_t overlapped;                 /* FILE_FLAG_OVERLAPPED / WSA_FLAG_OVERLAPPED */
     uint8_t notify_modes;               /* FILE_SKIP_* */
@@ -277,6 +278,9 @@ static inline int io_op_one_buf(const struct io_op *op)
  * a send's EPIPE is told apart (never connected, own shutdown, gone). @dir: 0 receive,
  * 1 send. */
 NSPA_HIDDEN int64_t io_sock_result(struct io_file *f, int dir, int64_t res);
+/* A receive on a datagram socket never bound fails (Winsock: WSAEINVAL; Linux would
+ * wait forever): 0 or -EINVAL. Looked at until the socket is seen bound. */
+NSPA_HIDDEN int io_sock_recv_ready(struct io_file *f);
 
 static inline ssize_t io_send1(int fd, const void *buf, size_t len, int flags)
 {

@@ -169,6 +169,14 @@ NSPA_HIDDEN int64_t io_sock_result(struct io_file *f, int dir, int64_t res)
     return res;
 }
 
+NSPA_HIDDEN int io_sock_recv_ready(struct io_file *f)
+{
+    if (f->type != SOCK_DGRAM || __atomic_load_n(&f->bound_seen, __ATOMIC_RELAXED)) return 0;
+    if (!sock_bound(f->fd)) return -EINVAL;
+    __atomic_store_n(&f->bound_seen, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
 NSPA_HIDDEN int io_ws_listen(uint32_t s, int backlog)
 {
     SOCK_OR_RETURN(f, s);
@@ -311,6 +319,7 @@ NSPA_HIDDEN int64_t io_ws_recv(uint32_t s, const struct io_wsabuf *b, uint32_t n
     struct msghdr m = { 0 };
     int64_t r = io_fill_iov(&iov, b, n);
     if (!r && from && (!fromlen || *fromlen < (f->family == AF_INET ? 16 : 28))) r = -EFAULT;
+    if (!r) r = io_sock_recv_ready(f);
     if (!r) r = io_kernel_writes(iov, n);
     m.msg_iov = iov;
     m.msg_iovlen = n;

@@ -116,6 +116,7 @@ NSPA_EXPORT int WSAAPI send(SOCKET s, const char *buf, int len, int flags)
     if (len < 0) return ws_fail(WSAEINVAL);
     struct io_wsabuf b = { (uint32_t)len, (char *)buf };
     int64_t r = io_ws_send(S32(s), &b, 1, flags, NULL, 0);
+    if (r == -EDESTADDRREQ) r = -ENOTCONN;   /* an unconnected datagram socket: WSAENOTCONN (sendto: WSAEDESTADDRREQ) */
     return r < 0 ? ws_fail(ws_err((int)r)) : (int)r;
 }
 

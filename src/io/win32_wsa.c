@@ -56,20 +56,16 @@ NSPA_EXPORT int WSAAPI WSARecvFrom(SOCKET s, LPWSABUF bufs, DWORD n, LPDWORD rec
     return ovl_end(r, received, bytes);
 }
 
-NSPA_EXPORT int WSAAPI WSASend(SOCKET s, LPWSABUF bufs, DWORD n, LPDWORD sent, DWORD flags, LPWSAOVERLAPPED ov,
-                               LPWSAOVERLAPPED_COMPLETION_ROUTINE routine)
-{
-    return WSASendTo(s, bufs, n, sent, flags, NULL, 0, ov, routine);
-}
-
-NSPA_EXPORT int WSAAPI WSASendTo(SOCKET s, LPWSABUF bufs, DWORD n, LPDWORD sent, DWORD flags,
-                                 const struct sockaddr *to, int tolen, LPWSAOVERLAPPED ov,
-                                 LPWSAOVERLAPPED_COMPLETION_ROUTINE routine)
+/* @plain: WSASend (no address): an unconnected datagram socket is WSAENOTCONN, where
+ * WSASendTo without an address says WSAEDESTADDRREQ (Linux says EDESTADDRREQ to both) */
+static int wsa_send(SOCKET s, LPWSABUF bufs, DWORD n, LPDWORD sent, DWORD flags, const struct sockaddr *to, int tolen,
+                    LPWSAOVERLAPPED ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE routine, int plain)
 {
     INIT_OR(SOCKET_ERROR);
     if (BAD_SOCKET(s)) return ws_fail(WSAENOTSOCK);
     if (!ov) {
         int64_t r = io_ws_send((uint32_t)s, (const struct io_wsabuf *)bufs, n, (int)flags, to, tolen);
+        if (plain && r == -EDESTADDRREQ) r = -ENOTCONN;
         if (r < 0) return ws_fail(ws_err((int)r));
         if (sent) *sent = (DWORD)r;
         return 0;
@@ -77,7 +73,21 @@ NSPA_EXPORT int WSAAPI WSASendTo(SOCKET s, LPWSABUF bufs, DWORD n, LPDWORD sent,
     uint32_t bytes = 0;
     int r = io_ws_send_ovl((uint32_t)s, (const struct io_wsabuf *)bufs, n, flags, to, tolen, ov, (void *)routine,
                            &bytes);
+    if (plain && r == -EDESTADDRREQ) r = -ENOTCONN;
     return ovl_end(r, sent, bytes);
+}
+
+NSPA_EXPORT int WSAAPI WSASend(SOCKET s, LPWSABUF bufs, DWORD n, LPDWORD sent, DWORD flags, LPWSAOVERLAPPED ov,
+                               LPWSAOVERLAPPED_COMPLETION_ROUTINE routine)
+{
+    return wsa_send(s, bufs, n, sent, flags, NULL, 0, ov, routine, 1);
+}
+
+NSPA_EXPORT int WSAAPI WSASendTo(SOCKET s, LPWSABUF bufs, DWORD n, LPDWORD sent, DWORD flags,
+                                 const struct sockaddr *to, int tolen, LPWSAOVERLAPPED ov,
+                                 LPWSAOVERLAPPED_COMPLETION_ROUTINE routine)
+{
+    return wsa_send(s, bufs, n, sent, flags, to, tolen, ov, routine, 0);
 }
 
 NSPA_EXPORT BOOL WSAAPI WSAGetOverlappedResult(SOCKET s, LPWSAOVERLAPPED ov, LPDWORD bytes, BOOL wait, LPDWORD flags)

@@ -92,6 +92,7 @@ NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
     int r = sock_ref(s, &f);
     if (r) return r;
     if (!flags) { io_file_put(f); return -EFAULT; }
+    if ((r = io_sock_recv_ready(f))) { io_file_put(f); return r; }
     struct io_op *op = io_op_new(f, OP_RECV, 0, ov, routine, RT_WSA);
     if (!op) { io_file_put(f); return -ENOBUFS; }
     if ((r = fill(op, b, n))) FAIL_OP(op, f, r);
@@ -129,9 +130,7 @@ NSPA_HIDDEN int io_ws_send_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
         op->msg.msg_namelen = (socklen_t)l;
     }
     (void)flags;
-    r = io_op_issue(op, bytes);
-    if (r == -EPIPE) r = -ESHUTDOWN;
-    return r;
+    return io_op_issue(op, bytes);     /* a stream's EPIPE: io_sock_result (io_op_finish) */
 }
 
 NSPA_HIDDEN int io_ws_accept_ovl(uint32_t s, uint32_t acc, void *buf, uint32_t rxlen, uint32_t local,
