@@ -30,3 +30,5 @@ nspa_add_io_test(io_wsabuf_many SOURCES tests/io_wsabuf_many.c THREADED TIMEOUT 
 nspa_add_io_test(io_ring_alarm SOURCES tests/io_ring_alarm.c THREADED TIMEOUT 60)
 # Winsock answers where Linux answers differently (socket arguments, listen, send EPIPE, connect)
 nspa_add_io_test(io_ws_rules SOURCES tests/io_ws_rules.c THREADED TIMEOUT 60)
+# names and directories: attributes, CreateDirectory / RemoveDirectory, MoveFile(Ex), FindFirstFile
+nspa_add_io_test(io_dir SOURCES tests/io_dir.c THREADED TIMEOUT 60)

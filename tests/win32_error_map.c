@@ -183,6 +183,11 @@ static void call_pairs(void)
     E(ENOENT, X | WIN32_ERR_BY_HANDLE, ERROR_INVALID_HANDLE);
     E(EACCES, X | WIN32_ERR_BY_HANDLE, ERROR_ACCESS_DENIED);
     E(EINVAL, X | WIN32_ERR_BY_HANDLE, ERROR_INVALID_PARAMETER);
+    /* names: CreateFile's EEXIST is its own code, a directory or a move's the collision */
+    E(EEXIST, F, ERROR_FILE_EXISTS);
+    E(EEXIST, F | WIN32_ERR_NAME, ERROR_ALREADY_EXISTS);
+    E(ENOTEMPTY, F, ERROR_DIR_NOT_EMPTY);
+    E(EXDEV, F | WIN32_ERR_NAME, ERROR_NOT_SAME_DEVICE);
 }
 
 /* The table's shape: a row serves families or call bits, never both (the call rows are
@@ -199,7 +204,7 @@ static void table_shape(void)
         calls |= c & WIN32_ERR_CALLS;
     }
     /* WIN32_ERR_OVERLAPPED is a Winsock flag (the second table), not a row */
-    CHECK_EQ(calls | WIN32_ERR_OVERLAPPED, (unsigned)(WIN32_ERR_OVERLAPPED * 2 - WIN32_ERR_WAIT));
+    CHECK_EQ(calls | WIN32_ERR_OVERLAPPED, (unsigned)(WIN32_ERR_NAME * 2 - WIN32_ERR_WAIT));
     CHECK(!(WIN32_ERR_WSA & (WIN32_ERR_FAMILIES | WIN32_ERR_CALLS)));
 }
 
@@ -210,6 +215,9 @@ static void status_pairs(void)
         { STATUS_NO_MORE_ENTRIES, ERROR_NO_MORE_ITEMS },
         { STATUS_END_OF_FILE, ERROR_HANDLE_EOF },
         { STATUS_SHARING_VIOLATION, ERROR_SHARING_VIOLATION },
+        { STATUS_DIRECTORY_NOT_EMPTY, ERROR_DIR_NOT_EMPTY },
+        { STATUS_NOT_SAME_DEVICE, ERROR_NOT_SAME_DEVICE },
+        { STATUS_NO_MORE_FILES, ERROR_NO_MORE_FILES },
         { STATUS_PRIVILEGE_NOT_HELD, ERROR_PRIVILEGE_NOT_HELD },
         { STATUS_MEMORY_NOT_ALLOCATED, ERROR_INVALID_ADDRESS },
         { STATUS_WORKING_SET_QUOTA, ERROR_WORKING_SET_QUOTA },

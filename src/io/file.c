@@ -142,7 +142,7 @@ NSPA_HIDDEN void io_share_release(struct io_file *f)
 /* An ENOENT from opening or deleting @path: NT says ERROR_PATH_NOT_FOUND when a
  * directory on the way is missing and ERROR_FILE_NOT_FOUND when only the last name is
  * (-ENOTDIR is the former in the errno mapping, -ENOENT the latter). */
-static int not_found(const char *path)
+NSPA_HIDDEN int io_not_found(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash || slash == path) return -ENOENT;   /* in the current directory, or in / */
@@ -155,23 +155,44 @@ static int not_found(const char *path)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? -ENOENT : -ENOTDIR;
 }
 
+/* @path's file is open here without FILE_SHARE_DELETE (share_lock held): -ETXTBSY */
+static int held_without_delete(const char *path)
+{
+    struct stat st;
+    if (!path || stat(path, &st) < 0 || !S_ISREG(st.st_mode)) return 0;
+    for (struct share *s = shares; s; s = s->next)
+        if (s->dev == st.st_dev && s->ino == st.st_ino && s->sh[2] != s->n) return -ETXTBSY;
+    return 0;
+}
+
+/* Run @fn (an unlink, a rename) under the share table's lock, unless an open of this
+ * process holds @p1 or @p2 without sharing delete (-ETXTBSY: NT opens them for DELETE
+ * and fails with a sharing violation). Under the lock no open slips in between. */
+NSPA_HIDDEN int io_share_guard(const char *p1, const char *p2, int (*fn)(void *arg), void *arg)
+{
+    pthread_mutex_lock(&share_lock);
+    int r = held_without_delete(p1);
+    if (!r) r = held_without_delete(p2);
+    if (!r) r = fn(arg);
+    pthread_mutex_unlock(&share_lock);
+    return r;
+}
+
+static int do_unlink(void *arg)
+{
+    const char *path = arg;
+    if (unlink(path) == 0) return 0;
+    return errno == ENOENT ? io_not_found(path) : -errno;   /* a directory: -EISDIR, ERROR_ACCESS_DENIED */
+}
+
 /* DeleteFile: NT opens the file for DELETE sharing everything, so an open of this
- * process that does not share delete refuses it (ERROR_SHARING_VIOLATION); the unlink
- * happens under the share table's lock, so no open slips in between. The name goes at
- * once and the open handles keep the file, as NT's POSIX delete (Windows 10) does. */
+ * process that does not share delete refuses it (ERROR_SHARING_VIOLATION). The name
+ * goes at once and the open handles keep the file, as NT's POSIX delete (Windows 10)
+ * does. */
 NSPA_HIDDEN int io_file_delete(const char *path)
 {
     if (!*path) return -ENOTDIR;                   /* "": ERROR_PATH_NOT_FOUND */
-    int r = 0;
-    struct stat st;
-    pthread_mutex_lock(&share_lock);
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        for (struct share *s = shares; s; s = s->next)
-            if (s->dev == st.st_dev && s->ino == st.st_ino && s->sh[2] != s->n) r = -ETXTBSY;
-    }
-    if (!r && unlink(path) < 0) r = errno == ENOENT ? not_found(path) : -errno;
-    pthread_mutex_unlock(&share_lock);
-    return r;                                      /* a directory: -EISDIR, ERROR_ACCESS_DENIED */
+    return io_share_guard(path, NULL, do_unlink, (void *)path);
 }
 
 /* access: GENERIC_READ/WRITE/ALL and the FILE_* data rights; disp: NT's 1..5 */
@@ -212,7 +233,7 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
     int fd = -1;
     if (no_buf) fd = open(path, o | O_DIRECT, 0666);
     if (fd < 0) fd = open(path, o, 0666);               /* no O_DIRECT here (tmpfs): cached */
-    if (fd < 0) return errno == ENOENT ? not_found(path) : -errno;
+    if (fd < 0) return errno == ENOENT ? io_not_found(path) : -errno;
     if (fstat(fd, &st) < 0) {
         int e = -errno;
         close(fd);

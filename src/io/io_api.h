@@ -73,6 +73,31 @@ NSPA_HIDDEN int io_file_rw(uint32_t h, int write, void *buf, uint32_t len, uint3
                            void *routine);
 /* DeleteFile: 0, -ETXTBSY (an open of ours does not share delete), -errno */
 NSPA_HIDDEN int io_file_delete(const char *path);
+/* ENOENT of @path as NT tells it: -ENOTDIR (a directory on the way missing:
+ * ERROR_PATH_NOT_FOUND) or -ENOENT (ERROR_FILE_NOT_FOUND) */
+NSPA_HIDDEN int io_not_found(const char *path);
+/* @fn under the share table's lock, unless @p1 / @p2 (NULL: none) is open here without
+ * FILE_SHARE_DELETE (-ETXTBSY) */
+NSPA_HIDDEN int io_share_guard(const char *p1, const char *p2, int (*fn)(void *arg), void *arg);
+
+/* names and directories (dir.c) */
+#define IO_ATTR_READONLY  0x01u
+#define IO_ATTR_DIRECTORY 0x10u
+#define IO_ATTR_NORMAL    0x80u
+struct io_stat { uint32_t attrs; uint64_t size, ctime, atime, mtime; };   /* times: FILETIME */
+struct io_find_ent { struct io_stat st; char name[256]; };
+#define IO_MOVE_REPLACE       0x1u   /* MOVEFILE_REPLACE_EXISTING */
+#define IO_MOVE_COPY          0x2u   /* MOVEFILE_COPY_ALLOWED */
+#define IO_MOVE_WRITE_THROUGH 0x8u   /* MOVEFILE_WRITE_THROUGH */
+NSPA_HIDDEN int io_path_stat(const char *path, struct io_stat *st);
+NSPA_HIDDEN int io_dir_create(const char *path);
+NSPA_HIDDEN int io_dir_remove(const char *path);
+NSPA_HIDDEN int io_file_move(const char *from, const char *to, uint32_t flags);
+/* a search over @pattern's directory with its last component's wildcards: the first
+ * match in *e; -ENOTDIR (no such directory), -ENOENT (nothing matches) */
+NSPA_HIDDEN int io_find_first(const char *pattern, uintptr_t *h, struct io_find_ent *e);
+NSPA_HIDDEN int io_find_next(uintptr_t h, struct io_find_ent *e);   /* -ENODATA at the end, -EBADF */
+NSPA_HIDDEN int io_find_close(uintptr_t h);
 NSPA_HIDDEN int io_file_size(uint32_t h, int64_t *size);
 NSPA_HIDDEN int io_file_seek(uint32_t h, int64_t dist, int how, int64_t *pos);
 NSPA_HIDDEN int io_file_truncate(uint32_t h);

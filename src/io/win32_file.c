@@ -16,6 +16,7 @@
 #include "io/io_api.h"
 #include "win32/win32_error.h"
 #include "unicode/wstr.h"
+#include "io/win32_io.h"
 
 #define PATH_CAP 4096
 
@@ -32,7 +33,7 @@ static inline DWORD err_of(int r) { return win32_error_from_errno(r, WIN32_ERR_F
 
 /* Windows path -> Linux path (see the header comment). 0, or an error code: argument
  * checks (no path: ERROR_PATH_NOT_FOUND, as CreateFile and DeleteFile say for NULL). */
-static DWORD map_path(const char *w, char *out, size_t cap)
+NSPA_HIDDEN uint32_t io_w32_path(const char *w, char *out, size_t cap)
 {
     if (!w) return ERROR_PATH_NOT_FOUND;
     if (!strncmp(w, "\\\\?\\", 4)) w += 4;
@@ -43,7 +44,7 @@ static DWORD map_path(const char *w, char *out, size_t cap)
     return 0;
 }
 
-static DWORD utf8_of(LPCWSTR w, char *out, size_t cap)
+NSPA_HIDDEN uint32_t io_w32_utf8(const uint16_t *w, char *out, size_t cap)
 {
     if (!w) return ERROR_PATH_NOT_FOUND;
     size_t n = nspa__wlen(w);
@@ -57,7 +58,7 @@ NSPA_EXPORT HANDLE WINAPI CreateFileA(LPCSTR name, DWORD access, DWORD share, LP
                                       DWORD disposition, DWORD flags, HANDLE tmpl)
 {
     char p[PATH_CAP];
-    DWORD e = map_path(name, p, sizeof(p));
+    DWORD e = io_w32_path(name, p, sizeof(p));
     if (e) {
         SetLastError(e);
         return INVALID_HANDLE_VALUE;
@@ -77,7 +78,7 @@ NSPA_EXPORT HANDLE WINAPI CreateFileW(LPCWSTR name, DWORD access, DWORD share, L
                                       DWORD disposition, DWORD flags, HANDLE tmpl)
 {
     char u[PATH_CAP];
-    DWORD e = utf8_of(name, u, sizeof(u));
+    DWORD e = io_w32_utf8(name, u, sizeof(u));
     if (e) {
         SetLastError(e);
         return INVALID_HANDLE_VALUE;
@@ -207,7 +208,7 @@ NSPA_EXPORT DWORD WINAPI GetFileType(HANDLE h)
 NSPA_EXPORT BOOL WINAPI DeleteFileA(LPCSTR name)
 {
     char p[PATH_CAP];
-    DWORD e = map_path(name, p, sizeof(p));
+    DWORD e = io_w32_path(name, p, sizeof(p));
     if (e) return fail(e);
     int r = io_file_delete(p);              /* a directory, a protected file: ERROR_ACCESS_DENIED */
     return r ? fail(err_of(r)) : TRUE;
@@ -216,7 +217,7 @@ NSPA_EXPORT BOOL WINAPI DeleteFileA(LPCSTR name)
 NSPA_EXPORT BOOL WINAPI DeleteFileW(LPCWSTR name)
 {
     char u[PATH_CAP];
-    DWORD e = utf8_of(name, u, sizeof(u));
+    DWORD e = io_w32_utf8(name, u, sizeof(u));
     if (e) return fail(e);
     return DeleteFileA(u);
 }
@@ -289,7 +290,7 @@ toolong:
 NSPA_EXPORT UINT WINAPI GetTempFileNameW(LPCWSTR path, LPCWSTR prefix, UINT unique, LPWSTR out)
 {
     char p[PATH_CAP], pre[16] = { 0 }, o[MAX_PATH * 3];
-    if (!path || !out || utf8_of(path, p, sizeof(p)) || (prefix && utf8_of(prefix, pre, sizeof(pre)))) {
+    if (!path || !out || io_w32_utf8(path, p, sizeof(p)) || (prefix && io_w32_utf8(prefix, pre, sizeof(pre)))) {
         SetLastError(ERROR_INVALID_PARAMETER);
         return 0;
     }

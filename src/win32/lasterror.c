@@ -78,6 +78,8 @@ static const struct row { uint16_t err; uint32_t ctx; NTSTATUS status; } rows[] 
     { EMFILE, O | M | F | X, STATUS_TOO_MANY_OPENED_FILES },
     { ENFILE, F | X, STATUS_TOO_MANY_OPENED_FILES },
     { EEXIST, F, FROM_WIN32(ERROR_FILE_EXISTS) },          /* CreateFile's own code */
+    { ENOTEMPTY, F, STATUS_DIRECTORY_NOT_EMPTY },          /* RemoveDirectory, MoveFileEx onto a directory */
+    { EXDEV, F, STATUS_NOT_SAME_DEVICE },                  /* MoveFileEx without MOVEFILE_COPY_ALLOWED */
     { ETXTBSY, F, STATUS_SHARING_VIOLATION },             /* io/file.c's share modes */
     { ENXIO, F, FROM_WIN32(ERROR_NEGATIVE_SEEK) },         /* SetFilePointer's check */
     { EINPROGRESS, F, STATUS_PENDING },
@@ -109,6 +111,8 @@ static const struct row { uint16_t err; uint32_t ctx; NTSTATUS status; } rows[] 
 
     /* call bits: one call's answer where it differs from its family's (first match wins) */
 #define CALL(bit) WIN32_ERR_##bit
+    /* a name made or moved onto one that exists: ERROR_ALREADY_EXISTS, not CreateFile's code */
+    { EEXIST, CALL(NAME), STATUS_OBJECT_NAME_COLLISION },
     /* a wait's outcome reported as a failure (kernel32 sets WAIT_IO_COMPLETION itself) */
     { ETIMEDOUT, CALL(WAIT), STATUS_TIMEOUT },
     { EOWNERDEAD, CALL(WAIT), STATUS_ABANDONED_WAIT_0 },

@@ -46,6 +46,7 @@ enum {
     WIN32_ERR_TERMINATE = 0x100000, /* TerminateProcess */
     WIN32_ERR_BY_HANDLE = 0x200000, /* a thread or process named by a handle: the affinity and priority calls */
     WIN32_ERR_OVERLAPPED = 0x400000, /* with WIN32_ERR_WSA: an overlapped Winsock call (WSARecv ...) */
+    WIN32_ERR_NAME = 0x800000,     /* names made or moved: CreateDirectory, MoveFile(Ex) */
     WIN32_ERR_CALLS = 0xffff00,
     WIN32_ERR_WSA = 0x1000000,     /* flag: the Winsock code (WSAE*) instead of the Win32 error */
 };

@@ -26,8 +26,17 @@ extern "C" {
 #define OPEN_EXISTING     3
 #define OPEN_ALWAYS       4
 #define TRUNCATE_EXISTING 5
+#define FILE_ATTRIBUTE_READONLY   0x01
+#define FILE_ATTRIBUTE_HIDDEN     0x02
+#define FILE_ATTRIBUTE_SYSTEM     0x04
+#define FILE_ATTRIBUTE_DIRECTORY  0x10
+#define FILE_ATTRIBUTE_ARCHIVE    0x20
 #define FILE_ATTRIBUTE_NORMAL     0x80
 #define FILE_ATTRIBUTE_TEMPORARY  0x100
+#define INVALID_FILE_ATTRIBUTES   ((DWORD)-1)
+#define MOVEFILE_REPLACE_EXISTING 0x1
+#define MOVEFILE_COPY_ALLOWED     0x2
+#define MOVEFILE_WRITE_THROUGH    0x8
 #define FILE_FLAG_WRITE_THROUGH   0x80000000u
 #define FILE_FLAG_OVERLAPPED      0x40000000u
 #define FILE_FLAG_NO_BUFFERING    0x20000000u
@@ -75,6 +84,79 @@ DWORD WINAPI GetTempPathW(DWORD len, LPWSTR buf);
 UINT WINAPI GetTempFileNameA(LPCSTR path, LPCSTR prefix, UINT unique, LPSTR out);
 UINT WINAPI GetTempFileNameW(LPCWSTR path, LPCWSTR prefix, UINT unique, LPWSTR out);
 HANDLE WINAPI GetStdHandle(DWORD which);
+
+/* names and directories (docs/io.md, "Names and directories") */
+typedef struct _WIN32_FILE_ATTRIBUTE_DATA {
+    DWORD dwFileAttributes;
+    FILETIME ftCreationTime, ftLastAccessTime, ftLastWriteTime;
+    DWORD nFileSizeHigh, nFileSizeLow;
+} WIN32_FILE_ATTRIBUTE_DATA, *LPWIN32_FILE_ATTRIBUTE_DATA;
+typedef enum _GET_FILEEX_INFO_LEVELS { GetFileExInfoStandard, GetFileExMaxInfoLevel } GET_FILEEX_INFO_LEVELS;
+typedef struct _WIN32_FIND_DATAA {
+    DWORD dwFileAttributes;
+    FILETIME ftCreationTime, ftLastAccessTime, ftLastWriteTime;
+    DWORD nFileSizeHigh, nFileSizeLow, dwReserved0, dwReserved1;
+    CHAR cFileName[MAX_PATH];
+    CHAR cAlternateFileName[14];
+} WIN32_FIND_DATAA, *PWIN32_FIND_DATAA, *LPWIN32_FIND_DATAA;
+typedef struct _WIN32_FIND_DATAW {
+    DWORD dwFileAttributes;
+    FILETIME ftCreationTime, ftLastAccessTime, ftLastWriteTime;
+    DWORD nFileSizeHigh, nFileSizeLow, dwReserved0, dwReserved1;
+    WCHAR cFileName[MAX_PATH];
+    WCHAR cAlternateFileName[14];
+} WIN32_FIND_DATAW, *PWIN32_FIND_DATAW, *LPWIN32_FIND_DATAW;
+
+DWORD WINAPI GetFileAttributesA(LPCSTR name);
+DWORD WINAPI GetFileAttributesW(LPCWSTR name);
+BOOL WINAPI GetFileAttributesExA(LPCSTR name, GET_FILEEX_INFO_LEVELS level, LPVOID info);
+BOOL WINAPI GetFileAttributesExW(LPCWSTR name, GET_FILEEX_INFO_LEVELS level, LPVOID info);
+BOOL WINAPI CreateDirectoryA(LPCSTR name, LPSECURITY_ATTRIBUTES sa);
+BOOL WINAPI CreateDirectoryW(LPCWSTR name, LPSECURITY_ATTRIBUTES sa);
+BOOL WINAPI RemoveDirectoryA(LPCSTR name);
+BOOL WINAPI RemoveDirectoryW(LPCWSTR name);
+BOOL WINAPI MoveFileA(LPCSTR from, LPCSTR to);
+BOOL WINAPI MoveFileW(LPCWSTR from, LPCWSTR to);
+BOOL WINAPI MoveFileExA(LPCSTR from, LPCSTR to, DWORD flags);
+BOOL WINAPI MoveFileExW(LPCWSTR from, LPCWSTR to, DWORD flags);
+HANDLE WINAPI FindFirstFileA(LPCSTR pattern, LPWIN32_FIND_DATAA data);
+HANDLE WINAPI FindFirstFileW(LPCWSTR pattern, LPWIN32_FIND_DATAW data);
+BOOL WINAPI FindNextFileA(HANDLE find, LPWIN32_FIND_DATAA data);
+BOOL WINAPI FindNextFileW(HANDLE find, LPWIN32_FIND_DATAW data);
+BOOL WINAPI FindClose(HANDLE find);
+
+/* the generic names (TCHAR): W with UNICODE defined, else A */
+#ifdef UNICODE
+#define CreateFile CreateFileW
+#define DeleteFile DeleteFileW
+#define GetTempPath GetTempPathW
+#define GetTempFileName GetTempFileNameW
+#define GetFileAttributes GetFileAttributesW
+#define GetFileAttributesEx GetFileAttributesExW
+#define CreateDirectory CreateDirectoryW
+#define RemoveDirectory RemoveDirectoryW
+#define MoveFile MoveFileW
+#define MoveFileEx MoveFileExW
+#define FindFirstFile FindFirstFileW
+#define FindNextFile FindNextFileW
+#define WIN32_FIND_DATA WIN32_FIND_DATAW
+#define LPWIN32_FIND_DATA LPWIN32_FIND_DATAW
+#else
+#define CreateFile CreateFileA
+#define DeleteFile DeleteFileA
+#define GetTempPath GetTempPathA
+#define GetTempFileName GetTempFileNameA
+#define GetFileAttributes GetFileAttributesA
+#define GetFileAttributesEx GetFileAttributesExA
+#define CreateDirectory CreateDirectoryA
+#define RemoveDirectory RemoveDirectoryA
+#define MoveFile MoveFileA
+#define MoveFileEx MoveFileExA
+#define FindFirstFile FindFirstFileA
+#define FindNextFile FindNextFileA
+#define WIN32_FIND_DATA WIN32_FIND_DATAA
+#define LPWIN32_FIND_DATA LPWIN32_FIND_DATAA
+#endif
 
 #ifdef __cplusplus
 }

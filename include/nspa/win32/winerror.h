@@ -7,6 +7,9 @@
 #define ERROR_INVALID_FUNCTION        1
 #define ERROR_FILE_NOT_FOUND          2
 #define ERROR_PATH_NOT_FOUND          3
+#define ERROR_NOT_SAME_DEVICE         17
+#define ERROR_NO_MORE_FILES           18
+#define ERROR_DIR_NOT_EMPTY           145
 #define ERROR_TOO_MANY_OPEN_FILES     4
 #define ERROR_ACCESS_DENIED           5
 #define ERROR_INVALID_HANDLE          6

@@ -1,0 +1,270 @@
+/*
+ * kernel32's name and directory calls over dir.c: GetFileAttributes(Ex), CreateDirectory,
+ * RemoveDirectory, MoveFile(Ex), FindFirstFile / FindNextFile / FindClose. Paths as the
+ * file calls take them (win32_file.c, docs/io.md "Paths"); W names are UTF-16 <-> UTF-8.
+ */
+#include <errno.h>
+#include <string.h>
+#include "nspa/win32/windows.h"
+#include "nspa/win32/ntstatus.h"
+#include "nspa/unicode.h"
+#include "common/export.h"
+#include "io/io_api.h"
+#include "io/win32_io.h"
+#include "win32/win32_error.h"
+
+#define PATH_CAP 4096
+
+static inline BOOL fail(DWORD e)
+{
+    SetLastError(e);
+    return FALSE;
+}
+
+static inline DWORD err_of(int r, unsigned call) { return win32_error_from_errno(r, WIN32_ERR_FILE | call); }
+
+static void ft_set(FILETIME *ft, uint64_t v)
+{
+    ft->dwLowDateTime = (DWORD)v;
+    ft->dwHighDateTime = (DWORD)(v >> 32);
+}
+
+/* ---- attributes ------------------------------------------------------------------- */
+
+NSPA_EXPORT DWORD WINAPI GetFileAttributesA(LPCSTR name)
+{
+    char p[PATH_CAP];
+    DWORD e = io_w32_path(name, p, sizeof(p));
+    if (e) {
+        SetLastError(e);
+        return INVALID_FILE_ATTRIBUTES;
+    }
+    struct io_stat st;
+    int r = io_path_stat(p, &st);
+    if (r) {
+        SetLastError(err_of(r, 0));
+        return INVALID_FILE_ATTRIBUTES;
+    }
+    return st.attrs;
+}
+
+NSPA_EXPORT DWORD WINAPI GetFileAttributesW(LPCWSTR name)
+{
+    char u[PATH_CAP];
+    DWORD e = io_w32_utf8(name, u, sizeof(u));
+    if (e) {
+        SetLastError(e);
+        return INVALID_FILE_ATTRIBUTES;
+    }
+    return GetFileAttributesA(u);
+}
+
+NSPA_EXPORT BOOL WINAPI GetFileAttributesExA(LPCSTR name, GET_FILEEX_INFO_LEVELS level, LPVOID info)
+{
+    if (level != GetFileExInfoStandard) return fail(ERROR_INVALID_PARAMETER);
+    if (!info) return fail(ERROR_NOACCESS);
+    char p[PATH_CAP];
+    DWORD e = io_w32_path(name, p, sizeof(p));
+    if (e) return fail(e);
+    struct io_stat st;
+    int r = io_path_stat(p, &st);
+    if (r) return fail(err_of(r, 0));
+    WIN32_FILE_ATTRIBUTE_DATA *d = info;
+    d->dwFileAttributes = st.attrs;
+    ft_set(&d->ftCreationTime, st.ctime);
+    ft_set(&d->ftLastAccessTime, st.atime);
+    ft_set(&d->ftLastWriteTime, st.mtime);
+    d->nFileSizeHigh = (DWORD)(st.size >> 32);
+    d->nFileSizeLow = (DWORD)st.size;
+    return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI GetFileAttributesExW(LPCWSTR name, GET_FILEEX_INFO_LEVELS level, LPVOID info)
+{
+    char u[PATH_CAP];
+    DWORD e = io_w32_utf8(name, u, sizeof(u));
+    return e ? fail(e) : GetFileAttributesExA(u, level, info);
+}
+
+/* ---- directories ------------------------------------------------------------------ */
+
+NSPA_EXPORT BOOL WINAPI CreateDirectoryA(LPCSTR name, LPSECURITY_ATTRIBUTES sa)
+{
+    (void)sa;
+    char p[PATH_CAP];
+    DWORD e = io_w32_path(name, p, sizeof(p));
+    if (e) return fail(e);
+    int r = io_dir_create(p);
+    return r ? fail(err_of(r, WIN32_ERR_NAME)) : TRUE;   /* it exists: ERROR_ALREADY_EXISTS */
+}
+
+NSPA_EXPORT BOOL WINAPI CreateDirectoryW(LPCWSTR name, LPSECURITY_ATTRIBUTES sa)
+{
+    char u[PATH_CAP];
+    DWORD e = io_w32_utf8(name, u, sizeof(u));
+    return e ? fail(e) : CreateDirectoryA(u, sa);
+}
+
+NSPA_EXPORT BOOL WINAPI RemoveDirectoryA(LPCSTR name)
+{
+    char p[PATH_CAP];
+    DWORD e = io_w32_path(name, p, sizeof(p));
+    if (e) return fail(e);
+    int r = io_dir_remove(p);
+    if (!r) return TRUE;
+    struct io_stat st;
+    if (r == -ENOTDIR && io_path_stat(p, &st) == 0)   /* a file, not a directory */
+        return fail(win32_error_from_status(STATUS_NOT_A_DIRECTORY, WIN32_ERR_FILE));
+    return fail(err_of(r, 0));                       /* not empty: ERROR_DIR_NOT_EMPTY */
+}
+
+NSPA_EXPORT BOOL WINAPI RemoveDirectoryW(LPCWSTR name)
+{
+    char u[PATH_CAP];
+    DWORD e = io_w32_utf8(name, u, sizeof(u));
+    return e ? fail(e) : RemoveDirectoryA(u);
+}
+
+/* ---- moving ----------------------------------------------------------------------- */
+
+NSPA_EXPORT BOOL WINAPI MoveFileExA(LPCSTR from, LPCSTR to, DWORD flags)
+{
+    if (flags & ~(DWORD)(MOVEFILE_REPLACE_EXISTING | MOVEFILE_COPY_ALLOWED | MOVEFILE_WRITE_THROUGH))
+        return fail(ERROR_INVALID_PARAMETER);       /* MOVEFILE_DELAY_UNTIL_REBOOT & co.: not here */
+    char a[PATH_CAP], b[PATH_CAP];
+    DWORD e = io_w32_path(from, a, sizeof(a));
+    if (!e) e = io_w32_path(to, b, sizeof(b));
+    if (e) return fail(e);
+    int r = io_file_move(a, b, flags);
+    return r ? fail(err_of(r, WIN32_ERR_NAME)) : TRUE;   /* exists: ERROR_ALREADY_EXISTS */
+}
+
+NSPA_EXPORT BOOL WINAPI MoveFileA(LPCSTR from, LPCSTR to)
+{
+    return MoveFileExA(from, to, MOVEFILE_COPY_ALLOWED);   /* MoveFile may copy across volumes */
+}
+
+NSPA_EXPORT BOOL WINAPI MoveFileExW(LPCWSTR from, LPCWSTR to, DWORD flags)
+{
+    char a[PATH_CAP], b[PATH_CAP];
+    DWORD e = io_w32_utf8(from, a, sizeof(a));
+    if (!e) e = io_w32_utf8(to, b, sizeof(b));
+    return e ? fail(e) : MoveFileExA(a, b, flags);
+}
+
+NSPA_EXPORT BOOL WINAPI MoveFileW(LPCWSTR from, LPCWSTR to)
+{
+    return MoveFileExW(from, to, MOVEFILE_COPY_ALLOWED);
+}
+
+/* ---- searches --------------------------------------------------------------------- */
+
+static void find_fill(const struct io_find_ent *e, DWORD *attrs, FILETIME *ft3, DWORD *hi, DWORD *lo)
+{
+    *attrs = e->st.attrs;
+    ft_set(&ft3[0], e->st.ctime);
+    ft_set(&ft3[1], e->st.atime);
+    ft_set(&ft3[2], e->st.mtime);
+    *hi = (DWORD)(e->st.size >> 32);
+    *lo = (DWORD)e->st.size;
+}
+
+static void fill_a(const struct io_find_ent *e, WIN32_FIND_DATAA *d)
+{
+    memset(d, 0, sizeof(*d));
+    FILETIME ft[3];
+    find_fill(e, &d->dwFileAttributes, ft, &d->nFileSizeHigh, &d->nFileSizeLow);
+    d->ftCreationTime = ft[0];
+    d->ftLastAccessTime = ft[1];
+    d->ftLastWriteTime = ft[2];
+    strncpy(d->cFileName, e->name, MAX_PATH - 1);
+}
+
+static void fill_w(const struct io_find_ent *e, WIN32_FIND_DATAW *d)
+{
+    memset(d, 0, sizeof(*d));
+    FILETIME ft[3];
+    find_fill(e, &d->dwFileAttributes, ft, &d->nFileSizeHigh, &d->nFileSizeLow);
+    d->ftCreationTime = ft[0];
+    d->ftLastAccessTime = ft[1];
+    d->ftLastWriteTime = ft[2];
+    size_t n = nspa_utf8_to_utf16(e->name, strlen(e->name), d->cFileName, MAX_PATH - 1, NULL);
+    d->cFileName[n] = 0;
+}
+
+/* the search's first entry in *e; the handle or INVALID_HANDLE_VALUE with the error
+ * (no such directory: ERROR_PATH_NOT_FOUND; nothing matches: ERROR_FILE_NOT_FOUND) */
+static HANDLE find_first(const char *p, struct io_find_ent *e)
+{
+    uintptr_t h;
+    int r = io_find_first(p, &h, e);
+    if (r) {
+        SetLastError(err_of(r, 0));
+        return INVALID_HANDLE_VALUE;
+    }
+    return (HANDLE)h;
+}
+
+NSPA_EXPORT HANDLE WINAPI FindFirstFileA(LPCSTR pattern, LPWIN32_FIND_DATAA data)
+{
+    char p[PATH_CAP];
+    DWORD err = io_w32_path(pattern, p, sizeof(p));
+    if (!err && !data) err = ERROR_NOACCESS;
+    if (err) {
+        SetLastError(err);
+        return INVALID_HANDLE_VALUE;
+    }
+    struct io_find_ent e;
+    HANDLE h = find_first(p, &e);
+    if (h != INVALID_HANDLE_VALUE) fill_a(&e, data);
+    return h;
+}
+
+NSPA_EXPORT HANDLE WINAPI FindFirstFileW(LPCWSTR pattern, LPWIN32_FIND_DATAW data)
+{
+    char u[PATH_CAP], p[PATH_CAP];
+    DWORD err = io_w32_utf8(pattern, u, sizeof(u));
+    if (!err) err = io_w32_path(u, p, sizeof(p));
+    if (!err && !data) err = ERROR_NOACCESS;
+    if (err) {
+        SetLastError(err);
+        return INVALID_HANDLE_VALUE;
+    }
+    struct io_find_ent e;
+    HANDLE h = find_first(p, &e);
+    if (h != INVALID_HANDLE_VALUE) fill_w(&e, data);
+    return h;
+}
+
+/* 0 with the entry, or FALSE's error: ERROR_NO_MORE_FILES at the end, ERROR_INVALID_HANDLE */
+static DWORD find_next(HANDLE h, struct io_find_ent *e)
+{
+    int r = io_find_next((uintptr_t)h, e);
+    if (r == -ENODATA) return win32_error_from_status(STATUS_NO_MORE_FILES, WIN32_ERR_FILE);
+    return r ? ERROR_INVALID_HANDLE : 0;
+}
+
+NSPA_EXPORT BOOL WINAPI FindNextFileA(HANDLE h, LPWIN32_FIND_DATAA data)
+{
+    if (!data) return fail(ERROR_NOACCESS);
+    struct io_find_ent e;
+    DWORD err = find_next(h, &e);
+    if (err) return fail(err);
+    fill_a(&e, data);
+    return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI FindNextFileW(HANDLE h, LPWIN32_FIND_DATAW data)
+{
+    if (!data) return fail(ERROR_NOACCESS);
+    struct io_find_ent e;
+    DWORD err = find_next(h, &e);
+    if (err) return fail(err);
+    fill_w(&e, data);
+    return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI FindClose(HANDLE h)
+{
+    return io_find_close((uintptr_t)h) ? fail(ERROR_INVALID_HANDLE) : TRUE;
+}
