@@ -1,7 +1,8 @@
 /* Names and directories (docs/io.md, "Names and directories"): GetFileAttributes(Ex),
- * CreateDirectory, RemoveDirectory, MoveFile(Ex) with NT's share rule, and
- * FindFirstFile / FindNextFile / FindClose with Windows' wildcards (no case for ASCII
- * letters; "*.*" is every name), with NT's error codes throughout. Uses the generic
+ * SetFileAttributes, CreateDirectory, RemoveDirectory, MoveFile(Ex) with NT's share
+ * rule, CopyFile, FindFirstFile / FindNextFile / FindClose with Windows' wildcards (no
+ * case for ASCII letters; "*.*" is every name), GetFileInformationByHandle and
+ * GetFileTime / SetFileTime, with NT's error codes throughout. Uses the generic
  * (TCHAR) names where the A ones are meant. */
 #include "io_util.h"
 #include "nspa/unicode.h"
@@ -177,6 +178,57 @@ static void searches(void)
     CHECK(DeleteFileW(wpat));
 }
 
+/* SetFileAttributes, CopyFile, GetFileInformationByHandle, GetFileTime / SetFileTime */
+static void attributes_copy_and_times(void)
+{
+    CHECK(SetFileAttributes(at("c.txt"), FILE_ATTRIBUTE_READONLY));
+    CHECK_EQ(GetFileAttributes(at("c.txt")), FILE_ATTRIBUTE_READONLY);
+    CHECK(SetFileAttributes(at("c.txt"), FILE_ATTRIBUTE_NORMAL));
+    CHECK_EQ(GetFileAttributes(at("c.txt")), FILE_ATTRIBUTE_NORMAL);
+    CHECK(!SetFileAttributes(at("gone"), FILE_ATTRIBUTE_NORMAL));
+    CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
+
+    /* a fixed write time (2020-01-01, FILETIME) through a handle that may write */
+    HANDLE h = CreateFile(at("c.txt"), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    const uint64_t t2020 = 132223104000000000ull;
+    FILETIME w = { (DWORD)t2020, (DWORD)(t2020 >> 32) }, got;
+    CHECK(SetFileTime(h, NULL, NULL, &w));
+    CHECK(GetFileTime(h, NULL, NULL, &got));
+    CHECK_EQ(((uint64_t)got.dwHighDateTime << 32 | got.dwLowDateTime), t2020);
+    BY_HANDLE_FILE_INFORMATION i1, i2;
+    CHECK(GetFileInformationByHandle(h, &i1));
+    CHECK_EQ(i1.nFileSizeLow, 5);
+    CHECK_EQ(i1.nNumberOfLinks, 1);
+    CHECK_EQ(i1.dwFileAttributes, FILE_ATTRIBUTE_NORMAL);
+    HANDLE r = CreateFile(at("c.txt"), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
+    REQUIRE(r != INVALID_HANDLE_VALUE);
+    CHECK(GetFileInformationByHandle(r, &i2));        /* the same file: the same identity */
+    CHECK(i1.dwVolumeSerialNumber == i2.dwVolumeSerialNumber && i1.nFileIndexLow == i2.nFileIndexLow &&
+          i1.nFileIndexHigh == i2.nFileIndexHigh);
+    CHECK(!SetFileTime(r, NULL, NULL, &w));           /* a read-only handle */
+    CHECK_EQ(GetLastError(), ERROR_ACCESS_DENIED);
+    CloseHandle(r);
+    CloseHandle(h);
+    CHECK(!GetFileTime((HANDLE)0x7777, NULL, NULL, &got));
+    CHECK_EQ(GetLastError(), ERROR_INVALID_HANDLE);
+
+    /* CopyFile: data, size and write time; fail_if_exists */
+    CHECK(CopyFile(at("c.txt"), at("copy.txt"), TRUE));
+    WIN32_FILE_ATTRIBUTE_DATA d;
+    CHECK(GetFileAttributesEx(at("copy.txt"), GetFileExInfoStandard, &d));
+    CHECK_EQ(d.nFileSizeLow, 5);
+    CHECK_EQ(((uint64_t)d.ftLastWriteTime.dwHighDateTime << 32 | d.ftLastWriteTime.dwLowDateTime), t2020);
+    CHECK(!CopyFile(at("c.txt"), at("copy.txt"), TRUE));
+    CHECK_EQ(GetLastError(), ERROR_FILE_EXISTS);
+    CHECK(CopyFile(at("e.dat"), at("copy.txt"), FALSE));   /* over it */
+    CHECK(GetFileAttributesEx(at("copy.txt"), GetFileExInfoStandard, &d));
+    CHECK_EQ(d.nFileSizeLow, 1);
+    CHECK(!CopyFile(at("gone"), at("copy2.txt"), FALSE));
+    CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
+    CHECK(DeleteFile(at("copy.txt")));
+}
+
 static void cleanup(void)
 {
     CHECK(DeleteFile(at("c.txt")));
@@ -193,6 +245,7 @@ int main(void)
     directories_and_attributes();
     moves();
     searches();
+    attributes_copy_and_times();
     cleanup();
     WSACleanup();
     return nspa_test_done();

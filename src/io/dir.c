@@ -32,7 +32,7 @@ static uint64_t ft_of(const struct timespec *t)
     return (uint64_t)t->tv_sec * 10000000ull + (uint64_t)t->tv_nsec / 100 + FT_EPOCH;
 }
 
-static void stat_to(const struct stat *st, struct io_stat *o)
+NSPA_HIDDEN void io_stat_from(const struct stat *st, struct io_stat *o)
 {
     uint32_t a = 0;
     if (S_ISDIR(st->st_mode)) a |= IO_ATTR_DIRECTORY;
@@ -49,7 +49,21 @@ NSPA_HIDDEN int io_path_stat(const char *path, struct io_stat *o)
     if (!*path) return -ENOTDIR;                 /* "": ERROR_PATH_NOT_FOUND */
     struct stat st;
     if (stat(path, &st) < 0) return errno == ENOENT ? io_not_found(path) : -errno;
-    stat_to(&st, o);
+    io_stat_from(&st, o);
+    return 0;
+}
+
+/* SetFileAttributes: READONLY takes every write bit away, clearing it gives the owner
+ * write back; the other attributes have no Linux counterpart and are accepted as they
+ * are (NORMAL, ARCHIVE, HIDDEN, SYSTEM, TEMPORARY ...) */
+NSPA_HIDDEN int io_path_set_attrs(const char *path, uint32_t attrs)
+{
+    if (!*path) return -ENOTDIR;
+    struct stat st;
+    if (stat(path, &st) < 0) return errno == ENOENT ? io_not_found(path) : -errno;
+    mode_t m = st.st_mode & 07777;
+    mode_t nm = (attrs & IO_ATTR_READONLY) ? m & ~(mode_t)0222 : (m & 0222) ? m : m | 0200;
+    if (nm != m && chmod(path, nm) < 0) return -errno;
     return 0;
 }
 
@@ -200,7 +214,7 @@ static int next_of(struct search *s, struct io_find_ent *e)
         struct stat st;
         if (fstatat(s->dfd, d->d_name, &st, 0) < 0 && fstatat(s->dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
             continue;                            /* gone meanwhile */
-        stat_to(&st, &e->st);
+        io_stat_from(&st, &e->st);
         snprintf(e->name, sizeof(e->name), "%s", d->d_name);
         return 0;
     }

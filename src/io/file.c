@@ -461,6 +461,72 @@ NSPA_HIDDEN void io_set_std(int which, uint32_t h)
     pthread_mutex_unlock(&std_lock);
 }
 
+/* GetFileInformationByHandle, GetFileTime: the handle's file */
+NSPA_HIDDEN int io_file_info(uint32_t h, struct io_file_info *o)
+{
+    FILE_OR_RETURN(f, h);
+    struct stat st;
+    int r = fstat(f->fd, &st) < 0 ? -errno : 0;
+    if (!r) {
+        io_stat_from(&st, &o->st);
+        o->dev = st.st_dev;
+        o->ino = st.st_ino;
+        o->nlink = (uint32_t)st.st_nlink;
+    }
+    io_file_put(f);
+    return r;
+}
+
+static struct timespec ts_of_ft(const uint64_t *ft)
+{
+    /* NULL or 0: unchanged (NT's FILE_BASIC_INFORMATION); -1 (stop updating): unchanged
+     * too, which Linux cannot keep from later writes */
+    struct timespec t = { 0, UTIME_OMIT };
+    if (ft && *ft && *ft != UINT64_MAX && *ft >= 116444736000000000ull) {
+        uint64_t u = *ft - 116444736000000000ull;
+        t.tv_sec = (time_t)(u / 10000000ull);
+        t.tv_nsec = (long)(u % 10000000ull) * 100;
+    }
+    return t;
+}
+
+/* SetFileTime: needs a handle that may write (NT: FILE_WRITE_ATTRIBUTES); the creation
+ * time has no Linux counterpart and is left alone */
+NSPA_HIDDEN int io_file_set_times(uint32_t h, const uint64_t *atime, const uint64_t *mtime)
+{
+    FILE_OR_RETURN(f, h);
+    int r = f->can_write ? 0 : -EACCES;
+    struct timespec ts[2] = { ts_of_ft(atime), ts_of_ft(mtime) };
+    if (!r && futimens(f->fd, ts) < 0) r = -errno;
+    io_file_put(f);
+    return r;
+}
+
+/* CopyFile's data, mode and times from @src to @dst (both open: read, write) */
+NSPA_HIDDEN int io_file_copy(uint32_t src, uint32_t dst)
+{
+    FILE_OR_RETURN(s, src);
+    struct io_file *d = file_ref(dst, &err_);
+    if (!d) {
+        io_file_put(s);
+        return err_;
+    }
+    struct stat st;
+    int r = fstat(s->fd, &st) < 0 ? -errno : 0;
+    loff_t in = 0, out = 0;
+    while (!r) {
+        ssize_t n = copy_file_range(s->fd, &in, d->fd, &out, 1 << 30, 0);
+        if (n == 0) break;
+        if (n < 0) r = -errno;
+    }
+    if (!r && fchmod(d->fd, st.st_mode & 07777) < 0) r = -errno;
+    struct timespec ts[2] = { st.st_atim, st.st_mtim };
+    if (!r && futimens(d->fd, ts) < 0) r = -errno;
+    io_file_put(d);
+    io_file_put(s);
+    return r;
+}
+
 NSPA_HIDDEN int io_file_dup_fd(uint32_t h, int *fd, int *can_write)
 {
     FILE_OR_RETURN(f, h);

@@ -90,6 +90,14 @@ struct io_find_ent { struct io_stat st; char name[256]; };
 #define IO_MOVE_COPY          0x2u   /* MOVEFILE_COPY_ALLOWED */
 #define IO_MOVE_WRITE_THROUGH 0x8u   /* MOVEFILE_WRITE_THROUGH */
 NSPA_HIDDEN int io_path_stat(const char *path, struct io_stat *st);
+NSPA_HIDDEN int io_path_set_attrs(const char *path, uint32_t attrs);
+struct stat;
+NSPA_HIDDEN void io_stat_from(const struct stat *st, struct io_stat *o);
+/* a handle's file: GetFileInformationByHandle, GetFileTime, SetFileTime, CopyFile's data */
+struct io_file_info { struct io_stat st; uint64_t dev, ino; uint32_t nlink; };
+NSPA_HIDDEN int io_file_info(uint32_t h, struct io_file_info *o);
+NSPA_HIDDEN int io_file_set_times(uint32_t h, const uint64_t *atime, const uint64_t *mtime);   /* NULL: unchanged */
+NSPA_HIDDEN int io_file_copy(uint32_t src, uint32_t dst);
 NSPA_HIDDEN int io_dir_create(const char *path);
 NSPA_HIDDEN int io_dir_remove(const char *path);
 NSPA_HIDDEN int io_file_move(const char *from, const char *to, uint32_t flags);

@@ -86,6 +86,95 @@ NSPA_EXPORT BOOL WINAPI GetFileAttributesExW(LPCWSTR name, GET_FILEEX_INFO_LEVEL
     return e ? fail(e) : GetFileAttributesExA(u, level, info);
 }
 
+NSPA_EXPORT BOOL WINAPI SetFileAttributesA(LPCSTR name, DWORD attrs)
+{
+    char p[PATH_CAP];
+    DWORD e = io_w32_path(name, p, sizeof(p));
+    if (e) return fail(e);
+    int r = io_path_set_attrs(p, attrs);
+    return r ? fail(err_of(r, 0)) : TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI SetFileAttributesW(LPCWSTR name, DWORD attrs)
+{
+    char u[PATH_CAP];
+    DWORD e = io_w32_utf8(name, u, sizeof(u));
+    return e ? fail(e) : SetFileAttributesA(u, attrs);
+}
+
+/* ---- a handle's file -------------------------------------------------------------- */
+
+NSPA_EXPORT BOOL WINAPI GetFileInformationByHandle(HANDLE h, LPBY_HANDLE_FILE_INFORMATION info)
+{
+    if (!info) return fail(ERROR_NOACCESS);
+    struct io_file_info fi;
+    int r = io_file_info((uint32_t)(uintptr_t)h, &fi);
+    if (r) return fail(err_of(r, 0));
+    info->dwFileAttributes = fi.st.attrs;
+    ft_set(&info->ftCreationTime, fi.st.ctime);
+    ft_set(&info->ftLastAccessTime, fi.st.atime);
+    ft_set(&info->ftLastWriteTime, fi.st.mtime);
+    info->dwVolumeSerialNumber = (DWORD)fi.dev;      /* the device: same file <=> same serial and index */
+    info->nFileSizeHigh = (DWORD)(fi.st.size >> 32);
+    info->nFileSizeLow = (DWORD)fi.st.size;
+    info->nNumberOfLinks = fi.nlink;
+    info->nFileIndexHigh = (DWORD)(fi.ino >> 32);
+    info->nFileIndexLow = (DWORD)fi.ino;
+    return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI GetFileTime(HANDLE h, LPFILETIME creation, LPFILETIME access, LPFILETIME write)
+{
+    struct io_file_info fi;
+    int r = io_file_info((uint32_t)(uintptr_t)h, &fi);
+    if (r) return fail(err_of(r, 0));
+    if (creation) ft_set(creation, fi.st.ctime);
+    if (access) ft_set(access, fi.st.atime);
+    if (write) ft_set(write, fi.st.mtime);
+    return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI SetFileTime(HANDLE h, const FILETIME *creation, const FILETIME *access, const FILETIME *write)
+{
+    (void)creation;                                  /* Linux keeps no creation time */
+    uint64_t a = access ? (uint64_t)access->dwHighDateTime << 32 | access->dwLowDateTime : 0;
+    uint64_t w = write ? (uint64_t)write->dwHighDateTime << 32 | write->dwLowDateTime : 0;
+    int r = io_file_set_times((uint32_t)(uintptr_t)h, access ? &a : NULL, write ? &w : NULL);
+    return r ? fail(err_of(r, 0)) : TRUE;
+}
+
+/* CopyFile: the source opened to read (sharing read and delete), the copy made new or
+ * over an existing file (@fail_if_exists: ERROR_FILE_EXISTS), then data, mode and
+ * times; a copy that fails half-way is removed */
+NSPA_EXPORT BOOL WINAPI CopyFileA(LPCSTR from, LPCSTR to, BOOL fail_if_exists)
+{
+    HANDLE s = CreateFileA(from, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_EXISTING, 0, NULL);
+    if (s == INVALID_HANDLE_VALUE) return FALSE;
+    HANDLE d = CreateFileA(to, GENERIC_WRITE, 0, NULL, fail_if_exists ? CREATE_NEW : CREATE_ALWAYS, 0, NULL);
+    if (d == INVALID_HANDLE_VALUE) {
+        DWORD e = GetLastError();
+        CloseHandle(s);
+        return fail(e);
+    }
+    int r = io_file_copy((uint32_t)(uintptr_t)s, (uint32_t)(uintptr_t)d);
+    CloseHandle(s);
+    CloseHandle(d);
+    if (r) {
+        DeleteFileA(to);
+        return fail(err_of(r, WIN32_ERR_WRITE));
+    }
+    SetLastError(0);
+    return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI CopyFileW(LPCWSTR from, LPCWSTR to, BOOL fail_if_exists)
+{
+    char a[PATH_CAP], b[PATH_CAP];
+    DWORD e = io_w32_utf8(from, a, sizeof(a));
+    if (!e) e = io_w32_utf8(to, b, sizeof(b));
+    return e ? fail(e) : CopyFileA(a, b, fail_if_exists);
+}
+
 /* ---- directories ------------------------------------------------------------------ */
 
 NSPA_EXPORT BOOL WINAPI CreateDirectoryA(LPCSTR name, LPSECURITY_ATTRIBUTES sa)

@@ -107,6 +107,19 @@ typedef struct _WIN32_FIND_DATAW {
     WCHAR cAlternateFileName[14];
 } WIN32_FIND_DATAW, *PWIN32_FIND_DATAW, *LPWIN32_FIND_DATAW;
 
+typedef struct _BY_HANDLE_FILE_INFORMATION {
+    DWORD dwFileAttributes;
+    FILETIME ftCreationTime, ftLastAccessTime, ftLastWriteTime;
+    DWORD dwVolumeSerialNumber, nFileSizeHigh, nFileSizeLow, nNumberOfLinks, nFileIndexHigh, nFileIndexLow;
+} BY_HANDLE_FILE_INFORMATION, *PBY_HANDLE_FILE_INFORMATION, *LPBY_HANDLE_FILE_INFORMATION;
+
+BOOL WINAPI GetFileInformationByHandle(HANDLE file, LPBY_HANDLE_FILE_INFORMATION info);
+BOOL WINAPI GetFileTime(HANDLE file, LPFILETIME creation, LPFILETIME access, LPFILETIME write);
+BOOL WINAPI SetFileTime(HANDLE file, const FILETIME *creation, const FILETIME *access, const FILETIME *write);
+BOOL WINAPI CopyFileA(LPCSTR from, LPCSTR to, BOOL fail_if_exists);
+BOOL WINAPI CopyFileW(LPCWSTR from, LPCWSTR to, BOOL fail_if_exists);
+BOOL WINAPI SetFileAttributesA(LPCSTR name, DWORD attrs);
+BOOL WINAPI SetFileAttributesW(LPCWSTR name, DWORD attrs);
 DWORD WINAPI GetFileAttributesA(LPCSTR name);
 DWORD WINAPI GetFileAttributesW(LPCWSTR name);
 BOOL WINAPI GetFileAttributesExA(LPCSTR name, GET_FILEEX_INFO_LEVELS level, LPVOID info);
@@ -133,6 +146,8 @@ BOOL WINAPI FindClose(HANDLE find);
 #define GetTempFileName GetTempFileNameW
 #define GetFileAttributes GetFileAttributesW
 #define GetFileAttributesEx GetFileAttributesExW
+#define SetFileAttributes SetFileAttributesW
+#define CopyFile CopyFileW
 #define CreateDirectory CreateDirectoryW
 #define RemoveDirectory RemoveDirectoryW
 #define MoveFile MoveFileW
@@ -148,6 +163,8 @@ BOOL WINAPI FindClose(HANDLE find);
 #define GetTempFileName GetTempFileNameA
 #define GetFileAttributes GetFileAttributesA
 #define GetFileAttributesEx GetFileAttributesExA
+#define SetFileAttributes SetFileAttributesA
+#define CopyFile CopyFileA
 #define CreateDirectory CreateDirectoryA
 #define RemoveDirectory RemoveDirectoryA
 #define MoveFile MoveFileA
