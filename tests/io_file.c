@@ -298,6 +298,44 @@ static void names_and_delete(void)
     CHECK_EQ(GetLastError(), ERROR_FILE_NOT_FOUND);
 }
 
+/* NT's data rights: FILE_APPEND_DATA alone writes at the end wherever the pointer is;
+ * FILE_READ_ATTRIBUTES | SYNCHRONIZE reads and writes no data (and opens a file nobody
+ * may write) */
+static void append_and_attribute_rights(void)
+{
+    char dir[MAX_PATH], f[MAX_PATH];
+    GetTempPathA(sizeof(dir), dir);
+    REQUIRE(GetTempFileNameA(dir, "nsa", 0, f) != 0);
+    HANDLE h = CreateFileA(f, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    DWORD w;
+    CHECK(WriteFile(h, "0123456789", 10, &w, NULL));
+    CloseHandle(h);
+    h = CreateFileA(f, FILE_APPEND_DATA | SYNCHRONIZE, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    CHECK_EQ(SetFilePointer(h, 0, NULL, FILE_BEGIN), 0);
+    CHECK(WriteFile(h, "AB", 2, &w, NULL));
+    CloseHandle(h);
+    h = CreateFileA(f, FILE_READ_ATTRIBUTES | SYNCHRONIZE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0,
+                    NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    char b[16];
+    DWORD n = 0;
+    CHECK(!ReadFile(h, b, sizeof(b), &n, NULL));     /* no data right */
+    CHECK_EQ(GetLastError(), ERROR_ACCESS_DENIED);
+    CHECK(!WriteFile(h, "x", 1, &w, NULL));
+    CHECK_EQ(GetLastError(), ERROR_ACCESS_DENIED);
+    CHECK_EQ(GetFileSize(h, NULL), 12);
+    /* it took no data right, so a writer that shares nothing but reading still gets in */
+    HANDLE x = CreateFileA(f, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
+    CHECK(x != INVALID_HANDLE_VALUE);
+    CHECK(ReadFile(x, b, sizeof(b), &n, NULL));
+    CHECK_EQ(n, 12);
+    CHECK(!memcmp(b, "0123456789AB", 12));          /* appended, not written at 0 */
+    CloseHandle(x);
+    CloseHandle(h);
+    CHECK(DeleteFileA(f));
+}
+
 /* the 32-bit pointer and size calls, and FILE_FLAG_DELETE_ON_CLOSE */
 static void pointer32_and_delete_on_close(void)
 {
@@ -368,6 +406,7 @@ int main(void)
     paths_and_std();
     names_and_delete();
     pointer32_and_delete_on_close();
+    append_and_attribute_rights();
     WSACleanup();
     return nspa_test_done();
 }

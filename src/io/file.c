@@ -30,6 +30,7 @@
 #define A_READ  1
 #define A_WRITE 2
 #define A_DEL   4
+#define A_WATTR 8            /* FILE_WRITE_ATTRIBUTES (SetFileTime); not a share-mode right */
 
 struct share { struct share *next; uint64_t dev, ino; uint32_t n; uint8_t acc[3], sh[3]; };
 static struct share *shares;             /* counts per access bit and per share bit */
@@ -201,14 +202,24 @@ NSPA_HIDDEN int io_file_open(const char *path, uint32_t access, uint32_t share, 
 {
     if (!path) return -EFAULT;
     if (!*path) return -ENOTDIR;                   /* "": ERROR_PATH_NOT_FOUND */
+    /* The rights that share modes and the Linux open care about: reading data
+     * (GENERIC_READ/EXECUTE/ALL, MAXIMUM_ALLOWED, FILE_READ_DATA, FILE_EXECUTE), writing
+     * it (GENERIC_WRITE/ALL, FILE_WRITE_DATA, FILE_APPEND_DATA), DELETE. The attribute,
+     * EA, SYNCHRONIZE and READ_CONTROL bits of FILE_GENERIC_READ/WRITE are not data
+     * access: FILE_READ_ATTRIBUTES | SYNCHRONIZE opens to read no data and a read-only
+     * file opens for it. FILE_APPEND_DATA without FILE_WRITE_DATA writes at the end only
+     * (O_APPEND), as NT's does. */
     uint8_t acc = 0;
-    if (access & (0x80000000u | 0x10000000u | 0x0001u | 0x00120089u)) acc |= A_READ;     /* GENERIC_READ, ALL, FILE_READ_DATA */
-    if (access & (0x40000000u | 0x10000000u | 0x0002u | 0x0004u | 0x00120116u)) acc |= A_WRITE;
+    if (access & (0x80000000u | 0x20000000u | 0x10000000u | 0x02000000u | 0x0001u | 0x0020u)) acc |= A_READ;
+    if (access & (0x40000000u | 0x10000000u | 0x0002u | 0x0004u)) acc |= A_WRITE;
     if (access & (0x00010000u | 0x10000000u)) acc |= A_DEL;                               /* DELETE */
+    if (access & (0x40000000u | 0x10000000u | 0x02000000u | 0x0100u)) acc |= A_WATTR;
+    int append_only = (access & 0x0004u) && !(access & (0x40000000u | 0x10000000u | 0x0002u));
     int doc = (flags & 0x04000000u) != 0;               /* FILE_FLAG_DELETE_ON_CLOSE */
     if (doc) acc |= A_DEL;                              /* asks for DELETE access (NT's CreateFile) */
     int o = O_CLOEXEC | O_NOCTTY;
     o |= (acc & A_WRITE) ? ((acc & A_READ) ? O_RDWR : O_WRONLY) : O_RDONLY;
+    if (append_only) o |= O_APPEND;
     switch (disp) {
     case 1: o |= O_CREAT | O_EXCL; break;               /* CREATE_NEW */
     case 2: o |= O_CREAT | O_TRUNC; break;              /* CREATE_ALWAYS */
@@ -490,12 +501,12 @@ static struct timespec ts_of_ft(const uint64_t *ft)
     return t;
 }
 
-/* SetFileTime: needs a handle that may write (NT: FILE_WRITE_ATTRIBUTES); the creation
+/* SetFileTime: needs FILE_WRITE_ATTRIBUTES (GENERIC_WRITE has it); the creation
  * time has no Linux counterpart and is left alone */
 NSPA_HIDDEN int io_file_set_times(uint32_t h, const uint64_t *atime, const uint64_t *mtime)
 {
     FILE_OR_RETURN(f, h);
-    int r = f->can_write ? 0 : -EACCES;
+    int r = (f->acc_bits & A_WATTR) ? 0 : -EACCES;
     struct timespec ts[2] = { ts_of_ft(atime), ts_of_ft(mtime) };
     if (!r && futimens(f->fd, ts) < 0) r = -errno;
     io_file_put(f);
