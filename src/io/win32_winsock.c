@@ -3,6 +3,7 @@
  * side is sock.c; this file sees only the Windows types.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "nspa/win32/windows.h"
 #include "nspa/win32/winsock2.h"
@@ -157,16 +158,31 @@ NSPA_EXPORT int WSAAPI __WSAFDIsSet(SOCKET s, fd_set *set)
     return 0;
 }
 
+static int select_on(fd_set **sets, const short *ev, struct io_wspollfd *p, const struct timeval *tv);
+
+/* The sets are read by their counts, whatever FD_SETSIZE the program compiled with
+ * (Winsock's fd_set is a count and an array; a program may define FD_SETSIZE above the
+ * default 64): up to 64 sockets per set the poll array is on the stack, past that it is
+ * allocated before the wait. */
 NSPA_EXPORT int WSAAPI select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, const struct timeval *tv)
 {
     INIT_OR(SOCKET_ERROR);
-    struct io_wspollfd p[3 * FD_SETSIZE];
+    struct io_wspollfd sp[3 * 64], *p = sp;
     fd_set *sets[3] = { rd, wr, ex };
     static const short ev[3] = { POLLRDNORM, POLLWRNORM, POLLPRI };
+    size_t want = 0;
+    for (int k = 0; k < 3; k++) want += sets[k] ? sets[k]->fd_count : 0;
+    if (want > 3 * 64 && !(p = malloc(want * sizeof(*p)))) return ws_fail(WSAENOBUFS);
+    int r = select_on(sets, ev, p, tv);
+    if (p != sp) free(p);
+    return r;
+}
+
+static int select_on(fd_set **sets, const short *ev, struct io_wspollfd *p, const struct timeval *tv)
+{
     uint32_t n = 0;
     for (int k = 0; k < 3; k++) {
         if (!sets[k]) continue;
-        if (sets[k]->fd_count > FD_SETSIZE) return ws_fail(WSAEINVAL);
         for (u_int i = 0; i < sets[k]->fd_count; i++) {
             p[n].fd = sets[k]->fd_array[i];
             p[n].events = ev[k];

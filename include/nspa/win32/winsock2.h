@@ -22,10 +22,13 @@ extern "C" {
 /* The C library's <sys/types.h> and <sys/select.h> (which <stdlib.h> pulls in) have
  * their own u_long (64 bits), fd_set (a bit mask), struct timeval and select: they are
  * included first, and the Winsock ones are given other names underneath. */
+/* A program may define FD_SETSIZE before it includes <winsock2.h> (Winsock's default is
+ * 64): that definition is kept aside (push_macro) while the C library's headers define
+ * their own, and brought back for the Winsock fd_set. */
 #if defined(FD_SETSIZE) && !(defined(__FD_SETSIZE) && FD_SETSIZE == __FD_SETSIZE)
-#define NSPA_WS_FD_SETSIZE FD_SETSIZE        /* the program's own choice */
-#else
-#define NSPA_WS_FD_SETSIZE 64
+#define NSPA_WS_OWN_FD_SETSIZE 1
+#pragma push_macro("FD_SETSIZE")
+#undef FD_SETSIZE
 #endif
 #include <sys/types.h>
 #include <sys/select.h>
@@ -34,7 +37,11 @@ extern "C" {
 #undef FD_CLR
 #undef FD_ZERO
 #undef FD_ISSET
-#define FD_SETSIZE NSPA_WS_FD_SETSIZE
+#ifdef NSPA_WS_OWN_FD_SETSIZE
+#pragma pop_macro("FD_SETSIZE")
+#else
+#define FD_SETSIZE 64
+#endif
 #define u_char nspa_ws_u_char
 #define u_short nspa_ws_u_short
 #define u_int nspa_ws_u_int
