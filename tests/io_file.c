@@ -336,6 +336,44 @@ static void append_and_attribute_rights(void)
     CHECK(DeleteFileA(f));
 }
 
+/* NT's FILE_WRITE_TO_END_OF_FILE: an OVERLAPPED offset of all ones appends, on an
+ * overlapped handle and on a synchronous one (whose pointer then ends past it) */
+static void write_to_end(void)
+{
+    char dir[MAX_PATH], f[MAX_PATH];
+    GetTempPathA(sizeof(dir), dir);
+    REQUIRE(GetTempFileNameA(dir, "nse", 0, f) != 0);
+    HANDLE h = CreateFileA(f, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_FLAG_OVERLAPPED, NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    OVERLAPPED o;
+    memset(&o, 0, sizeof(o));
+    o.hEvent = CreateEventW(NULL, TRUE, FALSE, NULL);
+    DWORD n = 0;
+    BOOL ok = WriteFile(h, "0123456789", 10, NULL, &o);
+    if (!ok) CHECK_EQ(GetLastError(), ERROR_IO_PENDING);
+    CHECK(GetOverlappedResult(h, &o, &n, TRUE));
+    o.Offset = o.OffsetHigh = 0xFFFFFFFF;
+    ok = WriteFile(h, "XY", 2, NULL, &o);
+    if (!ok) CHECK_EQ(GetLastError(), ERROR_IO_PENDING);
+    CHECK(GetOverlappedResult(h, &o, &n, TRUE));
+    CHECK_EQ(n, 2);
+    CloseHandle(o.hEvent);
+    CloseHandle(h);
+    h = CreateFileA(f, GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_EXISTING, 0, NULL);
+    REQUIRE(h != INVALID_HANDLE_VALUE);
+    memset(&o, 0, sizeof(o));
+    o.Offset = o.OffsetHigh = 0xFFFFFFFF;
+    CHECK(WriteFile(h, "ZZ", 2, &n, &o));
+    CHECK_EQ(SetFilePointer(h, 0, NULL, FILE_CURRENT), 14);
+    char b[16];
+    CHECK_EQ(SetFilePointer(h, 0, NULL, FILE_BEGIN), 0);
+    CHECK(ReadFile(h, b, sizeof(b), &n, NULL));
+    CHECK_EQ(n, 14);
+    CHECK(!memcmp(b, "0123456789XYZZ", 14));
+    CloseHandle(h);
+    CHECK(DeleteFileA(f));
+}
+
 /* the 32-bit pointer and size calls, and FILE_FLAG_DELETE_ON_CLOSE */
 static void pointer32_and_delete_on_close(void)
 {
@@ -407,6 +445,7 @@ int main(void)
     names_and_delete();
     pointer32_and_delete_on_close();
     append_and_attribute_rights();
+    write_to_end();
     WSACleanup();
     return nspa_test_done();
 }

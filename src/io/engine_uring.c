@@ -81,7 +81,10 @@ NSPA_HIDDEN int uring_prep_op(struct io_uring_sqe *sqe, struct io_op *op)
         io_uring_prep_connect(sqe, fd, (struct sockaddr *)&op->addr, op->msg.msg_namelen);
         break;
     case OP_READ: io_uring_prep_readv(sqe, fd, op->iov, (unsigned)op->msg.msg_iovlen, (uint64_t)op->offset); break;
-    case OP_WRITE: io_uring_prep_writev(sqe, fd, op->iov, (unsigned)op->msg.msg_iovlen, (uint64_t)op->offset); break;
+    case OP_WRITE:
+        io_uring_prep_writev(sqe, fd, op->iov, (unsigned)op->msg.msg_iovlen, (uint64_t)op->offset);
+        if (op->append) sqe->rw_flags = RWF_APPEND;   /* at the end, whatever the offset */
+        break;
     default: return -EINVAL;
     }
     io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op);

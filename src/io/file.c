@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "io/io_internal.h"
 #include "io/io_api.h"
@@ -301,9 +302,15 @@ NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t
     else if (f->overlapped && !ov) r = -EINVAL;          /* an overlapped handle needs one */
     else if (routine && !f->overlapped) r = -EINVAL;
     int64_t off = -1;
+    int append = 0;
     if (!r && ov) {
         uint32_t lo = ((uint32_t *)ov)[4], hi = ((uint32_t *)ov)[5];   /* Offset, OffsetHigh */
         off = (int64_t)((uint64_t)hi << 32 | lo);
+        /* NT's FILE_WRITE_TO_END_OF_FILE: a write whose offset is all ones appends */
+        if (wr && lo == 0xFFFFFFFFu && hi == 0xFFFFFFFFu) {
+            append = 1;
+            off = 0;
+        }
     }
     /* NO_BUFFERING: buffer, length and offset sector aligned (512) */
     if (!r && f->no_buffering && (((uintptr_t)buf & 511) || (len & 511) || (off > 0 && (off & 511))))
@@ -330,7 +337,10 @@ NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t
              * inherited the handle shares it, as on NT. */
             pthread_mutex_lock(&f->lock);
             do {
-                if (off >= 0) {
+                if (append) {                /* at the end; the pointer then past it */
+                    struct iovec v = { buf, len };
+                    n = pwritev2(f->fd, &v, 1, -1, RWF_APPEND);
+                } else if (off >= 0) {
                     n = wr ? pwrite(f->fd, buf, len, off) : pread(f->fd, buf, len, off);
                     if (n >= 0) lseek(f->fd, off + n, SEEK_SET);
                 } else {
@@ -362,6 +372,7 @@ NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t
     op->msg.msg_iov = op->iov;
     op->msg.msg_iovlen = 1;
     op->offset = off;
+    op->append = (uint8_t)append;
     return io_op_issue(op, done);
 }
 

@@ -78,6 +78,7 @@ struct io_op {
     uint32_t acc_rxlen;                 /* AcceptEx: data to receive; ConnectEx: to send */
     uint8_t went_pending;               /* returned pending to its caller once */
     uint8_t reset_file;                 /* io_issue resets the file object (no event) */
+    uint8_t append;                     /* a write at the end (OVERLAPPED offset all ones) */
     int64_t offset;                     /* files */
     struct nspa_apc apc;                /* the completion routine's APC */
 } __attribute__((aligned(64)));         /* no line shared with a record another thread uses */

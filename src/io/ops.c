@@ -48,7 +48,7 @@ NSPA_HIDDEN int64_t io_op_try(struct io_op *op)
         if (op->kind == OP_READ)
             r = preadv2(fd, op->iov, (int)op->msg.msg_iovlen, op->offset, nowait);
         else
-            r = pwritev2(fd, op->iov, (int)op->msg.msg_iovlen, op->offset, nowait);
+            r = pwritev2(fd, op->iov, (int)op->msg.msg_iovlen, op->offset, nowait | (op->append ? RWF_APPEND : 0));
         if (r < 0 && errno == EOPNOTSUPP && nowait) return -EAGAIN;
         return ret(r);
     }
