@@ -34,3 +34,5 @@ nspa_add_io_test(io_ws_rules SOURCES tests/io_ws_rules.c THREADED TIMEOUT 60)
 nspa_add_io_test(io_dir SOURCES tests/io_dir.c THREADED TIMEOUT 60)
 # select over more sockets than the default FD_SETSIZE (the program defines its own)
 nspa_add_io_test(io_select_big SOURCES tests/io_select_big.c THREADED TIMEOUT 60)
+# ReadFile / WriteFile (and the Ex forms) on a SOCKET
+nspa_add_io_test(io_socket_file SOURCES tests/io_socket_file.c THREADED TIMEOUT 60)

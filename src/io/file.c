@@ -293,8 +293,12 @@ static struct io_file *file_ref(uint32_t h, int *err)
 NSPA_HIDDEN int io_file_rw(uint32_t h, int wr, void *buf, uint32_t len, uint32_t *done, void *ov, void *routine)
 {
     int err = 0;
-    struct io_file *f = file_ref(h, &err);
+    struct io_file *f = io_file_get(h, &err);
     if (!f) return err;
+    if (f->is_socket) {                  /* a SOCKET is a file handle: ReadFile on it works */
+        io_file_put(f);
+        return io_sock_file_rw(h, wr, buf, len, done, ov, routine);
+    }
     int r = 0;
     if (wr ? !f->can_write : !f->can_read) r = -EACCES;
     else if (!buf && len) r = -EFAULT;

@@ -282,6 +282,8 @@ NSPA_HIDDEN int64_t io_sock_result(struct io_file *f, int dir, int64_t res);
 /* A receive on a datagram socket never bound fails (Winsock: WSAEINVAL; Linux would
  * wait forever): 0 or -EINVAL. Looked at until the socket is seen bound. */
 NSPA_HIDDEN int io_sock_recv_ready(struct io_file *f);
+/* ReadFile / WriteFile on a socket (wsa.c): returns as io_file_rw */
+NSPA_HIDDEN int io_sock_file_rw(uint32_t s, int wr, void *buf, uint32_t len, uint32_t *done, void *ov, void *routine);
 
 static inline ssize_t io_send1(int fd, const void *buf, size_t len, int flags)
 {

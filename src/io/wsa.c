@@ -85,15 +85,16 @@ static int sock_ref(uint32_t s, struct io_file **out)
 
 #define FAIL_OP(op, f, r) do { io_op_free(op); io_file_put(f); return (r); } while (0)
 
-NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n, uint32_t *flags, void *from,
-                               int *fromlen, void *ov, void *routine, uint32_t *bytes)
+/* @rk: the routine's kind: WSARecv's (RT_WSA) or ReadFileEx's on a socket (RT_FILE) */
+static int recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n, uint32_t *flags, void *from, int *fromlen,
+                    void *ov, void *routine, uint32_t *bytes, int rk)
 {
     struct io_file *f;
     int r = sock_ref(s, &f);
     if (r) return r;
     if (!flags) { io_file_put(f); return -EFAULT; }
     if ((r = io_sock_recv_ready(f))) { io_file_put(f); return r; }
-    struct io_op *op = io_op_new(f, OP_RECV, 0, ov, routine, RT_WSA);
+    struct io_op *op = io_op_new(f, OP_RECV, 0, ov, routine, rk);
     if (!op) { io_file_put(f); return -ENOBUFS; }
     if ((r = fill(op, b, n))) FAIL_OP(op, f, r);
     if ((r = io_kernel_writes(op->msg.msg_iov, op->msg.msg_iovlen))) FAIL_OP(op, f, r);
@@ -114,13 +115,19 @@ NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
     return r;
 }
 
-NSPA_HIDDEN int io_ws_send_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n, uint32_t flags, const void *to,
-                               int tolen, void *ov, void *routine, uint32_t *bytes)
+NSPA_HIDDEN int io_ws_recv_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n, uint32_t *flags, void *from,
+                               int *fromlen, void *ov, void *routine, uint32_t *bytes)
+{
+    return recv_ovl(s, b, n, flags, from, fromlen, ov, routine, bytes, RT_WSA);
+}
+
+static int send_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n, const void *to, int tolen, void *ov,
+                    void *routine, uint32_t *bytes, int rk)
 {
     struct io_file *f;
     int r = sock_ref(s, &f);
     if (r) return r;
-    struct io_op *op = io_op_new(f, OP_SEND, 1, ov, routine, RT_WSA);
+    struct io_op *op = io_op_new(f, OP_SEND, 1, ov, routine, rk);
     if (!op) { io_file_put(f); return -ENOBUFS; }
     if ((r = fill(op, b, n))) FAIL_OP(op, f, r);
     if (to && f->type == SOCK_DGRAM) {
@@ -129,8 +136,32 @@ NSPA_HIDDEN int io_ws_send_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n
         op->msg.msg_name = &op->addr;
         op->msg.msg_namelen = (socklen_t)l;
     }
-    (void)flags;
     return io_op_issue(op, bytes);     /* a stream's EPIPE: io_sock_result (io_op_finish) */
+}
+
+NSPA_HIDDEN int io_ws_send_ovl(uint32_t s, const struct io_wsabuf *b, uint32_t n, uint32_t flags, const void *to,
+                               int tolen, void *ov, void *routine, uint32_t *bytes)
+{
+    (void)flags;
+    return send_ovl(s, b, n, to, tolen, ov, routine, bytes, RT_WSA);
+}
+
+/* ReadFile / WriteFile (and the Ex forms) on a socket, as Windows allows: without an
+ * OVERLAPPED a receive or send that blocks as recv / send do; with one, an overlapped
+ * receive or send whose routine is ReadFileEx's kind. Returns as io_file_rw. */
+NSPA_HIDDEN int io_sock_file_rw(uint32_t s, int wr, void *buf, uint32_t len, uint32_t *done, void *ov, void *routine)
+{
+    struct io_wsabuf b = { len, buf };
+    if (!ov) {
+        if (routine) return -EINVAL;
+        int64_t r = wr ? io_ws_send(s, &b, 1, 0, NULL, 0) : io_ws_recv(s, &b, 1, NULL, NULL, NULL);
+        if (r < 0) return (int)r;
+        if (done) *done = (uint32_t)r;
+        return 0;
+    }
+    uint32_t flags = 0;
+    return wr ? send_ovl(s, &b, 1, NULL, 0, ov, routine, done, RT_FILE)
+              : recv_ovl(s, &b, 1, &flags, NULL, NULL, ov, routine, done, RT_FILE);
 }
 
 NSPA_HIDDEN int io_ws_accept_ovl(uint32_t s, uint32_t acc, void *buf, uint32_t rxlen, uint32_t local,
