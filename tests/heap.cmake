@@ -38,3 +38,5 @@ nspa_add_test(heap_purge SOURCES tests/heap_purge.c WIN32 THREADED)
 # a thread that takes over an exited thread's live blocks reuses its segments; also TSan
 nspa_add_test(heap_adopt SOURCES tests/heap_adopt.c WIN32 THREADED)
 nspa_add_test(heap_orphan_keep SOURCES tests/heap_orphan_keep.c WIN32 THREADED)
+# interior pointers at every offset of every class, local and remote frees
+nspa_add_test(heap_interior SOURCES tests/heap_interior.c WIN32 THREADED)

@@ -289,8 +289,8 @@ __attribute__((noinline)) int heap_free_impl(heap_t *h, void *p)
     unsigned c = s->slice_cls[f];
     uint32_t bsize = cls_size[c];
     uint32_t off = (uint32_t)(a - (uintptr_t)s - ((uintptr_t)f << SLICE_SHIFT));
-    uint32_t i = (uint32_t)(((uint64_t)off * cls_inv[c]) >> 40);
-    if (unlikely(i * bsize != off) || unlikely(i >= cls_cap[c]))
+    uint32_t i;
+    if (unlikely(!block_start(off, cls_inv[c], &i)) || unlikely(i >= cls_cap[c]))
         goto bad;
     page_t *pg = &seg_pages(s)[f];
     _Atomic uint64_t *w = (bsize >= SLICE_SIZE / 128 ? pg->bm_inline : seg_meta(s)->bm[f]) + 2 * (i >> 6);
