@@ -15,7 +15,7 @@
 static HANDLE h;
 static unsigned rejected_remote;
 
-struct probe { char *blk; size_t size; };
+struct probe { char *blk; size_t size; void *ticket; };
 
 /* every interior offset of b: rejected, counted */
 static unsigned probe_block(char *b, size_t size)
@@ -32,7 +32,16 @@ static unsigned probe_block(char *b, size_t size)
 static void *remote(void *arg)
 {
     struct probe *pr = arg;
-    rejected_remote = probe_block(pr->blk, pr->size);
+    /* a first, valid free gives this thread its theap of h: the probes below then take
+     * the batched remote path (heap_free_remote), not only heap_free_impl */
+    if (!HeapFree(h, 0, pr->ticket))
+        rejected_remote = 1000000;
+    else
+        rejected_remote = probe_block(pr->blk, pr->size);
+    /* a second free of the ticket, from the same thread: rejected on that path too */
+    SetLastError(0);
+    if (HeapFree(h, 0, pr->ticket) || GetLastError() != ERROR_INVALID_PARAMETER)
+        rejected_remote++;
     return NULL;
 }
 
@@ -70,7 +79,9 @@ int main(void)
         CHECK(run > 1 || bsize * 2 > 1024 * 1024);
         CHECK_EQ(probe_block(last, bsize), 0);
         CHECK_EQ(probe_block(blk[0], bsize < 4096 ? bsize : 4096), 0);
-        struct probe pr = {last, bsize};
+        void *ticket = HeapAlloc(h, 0, 8);
+        REQUIRE(ticket);
+        struct probe pr = {last, bsize, ticket};
         pthread_t t;
         REQUIRE(pthread_create(&t, NULL, remote, &pr) == 0);
         pthread_join(t, NULL);

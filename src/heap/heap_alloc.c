@@ -188,7 +188,7 @@ static inline void rb_add(theap_t *th, page_t *pg, void *p, unsigned c)
         rb_flush(th, sl);
 }
 
-static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *p, uint32_t i,
+static inline __attribute__((always_inline)) int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *p, uint32_t i,
                             _Atomic uint64_t *w, unsigned c)
 {
     uint64_t bit = 1ull << (i & 63);
@@ -216,6 +216,45 @@ static inline int free_core(tld_t *t, theap_t *fth, seg_t *s, page_t *pg, void *
         rb_add(fth, pg, p, c);
     else
         remote_push(pg, p, p, 1);
+    return 1;
+}
+
+/* Another thread's block, from the free fast path (heap_free_fast), which has already
+ * found p in a normal segment of h that the calling thread does not own. The common
+ * remote free (a thread with its own theap of h freeing a small block of another
+ * thread's) runs here without heap_free_impl's second look at the segment map, the
+ * handle check and its large stack frame; anything else (no theap yet, a pointer that
+ * is no block start, the world being stopped) goes on to heap_free_impl, which decides
+ * as before. The block checks and the batch are free_core's, as on that path. Why: on
+ * xmalloc's shape the consumer's free was ~150 instructions, most of them that path's
+ * generality (docs/heap-perf.md, tenth session). */
+__attribute__((noinline)) int heap_free_remote(heap_t *h, seg_t *s, void *p)
+{
+    tld_t *t = &tls_tld;
+    theap_t *th = theap_lookup_fast(t, h);
+    if (unlikely(!th) || unlikely(!t->inited))
+        return heap_free_impl(h, p);
+    uintptr_t a = (uintptr_t)p;
+    unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];
+    unsigned c = s->slice_cls[f];
+    uint32_t off = (uint32_t)((a & SEG_MASK) - ((uintptr_t)f << SLICE_SHIFT));
+    uint32_t i;
+    if (unlikely(f == 0) || unlikely(!block_start(off, cls_inv[c], &i)) ||
+        unlikely(i >= cls_cap[c]))
+        return heap_free_impl(h, p);        /* no block start: rejected there */
+    page_t *pg = &seg_pages(s)[f];
+    _Atomic uint64_t *w = (cls_size[c] >= SLICE_SIZE / 128 ? pg->bm_inline : seg_meta(s)->bm[f]) + 2 * (i >> 6);
+    prefetch_excl(p);                       /* see heap_free_impl */
+    if (unlikely(enter_fast(t, h)))
+        return free_backoff(t, h, p);
+    if (unlikely(!free_core(t, th, s, pg, p, i, w, c))) {
+        leave(t, h);
+        bad_free(h, p);                     /* not live: a double free (invariant 2) */
+        return 0;
+    }
+    if (unlikely(LD(h->orphan_notify)))
+        orphans_reclaim(h);
+    leave(t, h);
     return 1;
 }
 

@@ -376,8 +376,10 @@ static inline __attribute__((always_inline)) int heap_free_fast(heap_t *h, void 
         return heap_free_impl(h, p);
     seg_t *s = (seg_t *)(a & ~(uintptr_t)SEG_MASK);
     tld_t *t = &tls_tld;
-    if (unlikely(LD(s->owner_tid) != t->self) || unlikely(s->heap != h))
+    if (unlikely(s->heap != h))
         return heap_free_impl(h, p);
+    if (unlikely(LD(s->owner_tid) != t->self))
+        return heap_free_remote(h, s, p);   /* another thread's block */
     if (unlikely(enter_fast(t, h)))
         return free_backoff(t, h, p);
     unsigned f = s->slice_first[(a >> SLICE_SHIFT) & (NSLICES - 1)];

@@ -334,6 +334,7 @@ void *zero_block(void *b, size_t n) __attribute__((noinline));
 void *alloc_backoff(tld_t *t, heap_t *h, unsigned flags, size_t n) __attribute__((noinline));
 void *alloc_leave_slow(tld_t *t, void *b, unsigned flags, size_t n) __attribute__((noinline));
 int heap_free_impl(heap_t *h, void *p) __attribute__((noinline));   /* 1 freed, 0 rejected */
+int heap_free_remote(heap_t *h, struct seg *s, void *p) __attribute__((noinline));
 int free_local_slow_leave(tld_t *t, heap_t *h, theap_t *th, page_t *pg) __attribute__((noinline));
 int free_leave_slow(tld_t *t) __attribute__((noinline));
 int free_backoff(tld_t *t, heap_t *h, void *p) __attribute__((noinline));
