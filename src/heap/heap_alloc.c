@@ -170,6 +170,21 @@ static inline void prefetch_excl(const void *p)
 #endif
 }
 
+/* Another thread's block: flip R first (the line comes over once, for writing), then
+ * read A; if the bits were equal before, the block was not live: flip R back (only an
+ * operation racing with this invalid free could see the moment) and return 0. */
+static inline __attribute__((always_inline)) int remote_kill(_Atomic uint64_t *w, uint32_t i)
+{
+    uint64_t bit = 1ull << (i & 63);
+    uint64_t r = (uint64_t)flip_bit_relaxed(&w[1], i & 63) << (i & 63);
+    uint64_t a = LD(w[0]) & bit;
+    if (unlikely(!(a ^ r))) {
+        atomic_fetch_xor_explicit(&w[1], bit, memory_order_relaxed);
+        return 0;
+    }
+    return 1;
+}
+
 /* 0: not a live block (double free). fth: the calling thread's theap of this heap, if
  * it has one that may batch (NULL: push a remote free at once). w: the block's bitmap
  * word pair, c its class (from the segment: see heap_free_impl). */
@@ -203,15 +218,8 @@ static inline __attribute__((always_inline)) int free_core(tld_t *t, theap_t *ft
             free_local_slow(s->owner, pg);
         return 1;
     }
-    /* remote: flip R first (the line comes over once, for writing), then read A; if
-     * the bits were equal before, the block was not live: flip R back (only an
-     * operation racing with this invalid free could see the moment) */
-    uint64_t r = (uint64_t)flip_bit_relaxed(&w[1], i & 63) << (i & 63);
-    uint64_t a = LD(w[0]) & bit;
-    if (unlikely(!(a ^ r))) {
-        atomic_fetch_xor_explicit(&w[1], bit, memory_order_relaxed);
+    if (unlikely(!remote_kill(w, i)))
         return 0;
-    }
     if (fth && c < RB_SLOTS)
         rb_add(fth, pg, p, c);
     else
@@ -219,15 +227,51 @@ static inline __attribute__((always_inline)) int free_core(tld_t *t, theap_t *ft
     return 1;
 }
 
+/* heap_free_remote's rarer endings, out of line so that its common case makes no call
+ * (and needs no saved registers). */
+static __attribute__((noinline)) int remote_general(tld_t *t, theap_t *th, heap_t *h, seg_t *s,
+                                                    page_t *pg, void *p, uint32_t i,
+                                                    _Atomic uint64_t *w, unsigned c)
+{
+    if (unlikely(!free_core(t, th, s, pg, p, i, w, c))) {
+        leave(t, h);
+        bad_free(h, p);                     /* not live: a double free (invariant 2) */
+        return 0;
+    }
+    if (unlikely(LD(h->orphan_notify)))
+        orphans_reclaim(h);
+    leave(t, h);
+    return 1;
+}
+
+static __attribute__((noinline)) int remote_batch_slow(tld_t *t, theap_t *th, heap_t *h,
+                                                       page_t *pg, void *p, unsigned c)
+{
+    rb_add(th, pg, p, c);
+    if (unlikely(LD(h->orphan_notify)))
+        orphans_reclaim(h);
+    leave(t, h);
+    return 1;
+}
+
+static __attribute__((noinline)) int remote_dead(tld_t *t, heap_t *h, void *p)
+{
+    leave(t, h);
+    bad_free(h, p);                         /* not live: a double free (invariant 2) */
+    return 0;
+}
+
 /* Another thread's block, from the free fast path (heap_free_fast), which has already
  * found p in a normal segment of h that the calling thread does not own. The common
  * remote free (a thread with its own theap of h freeing a small block of another
- * thread's) runs here without heap_free_impl's second look at the segment map, the
- * handle check and its large stack frame; anything else (no theap yet, a pointer that
- * is no block start, the world being stopped) goes on to heap_free_impl, which decides
- * as before. The block checks and the batch are free_core's, as on that path. Why: on
- * xmalloc's shape the consumer's free was ~150 instructions, most of them that path's
- * generality (docs/heap-perf.md, tenth session). */
+ * thread's into the batch it is filling) runs here with no call, without
+ * heap_free_impl's second look at the segment map, its handle check and its large
+ * stack frame; anything else (no theap yet, a pointer that is no block start, the world
+ * being stopped) goes on to heap_free_impl, which decides as before, and the rarer
+ * endings (a batch to push, a block of 1 KiB or more, a double free) are out of line.
+ * The checks are free_core's. Why: on xmalloc's shape the consumer's free was ~150
+ * instructions, most of them that path's generality (docs/heap-perf.md, tenth
+ * session). */
 __attribute__((noinline)) int heap_free_remote(heap_t *h, seg_t *s, void *p)
 {
     tld_t *t = &tls_tld;
@@ -247,14 +291,21 @@ __attribute__((noinline)) int heap_free_remote(heap_t *h, seg_t *s, void *p)
     prefetch_excl(p);                       /* see heap_free_impl */
     if (unlikely(enter_fast(t, h)))
         return free_backoff(t, h, p);
-    if (unlikely(!free_core(t, th, s, pg, p, i, w, c))) {
-        leave(t, h);
-        bad_free(h, p);                     /* not live: a double free (invariant 2) */
-        return 0;
-    }
-    if (unlikely(LD(h->orphan_notify)))
-        orphans_reclaim(h);
-    leave(t, h);
+    /* (the segment cannot have become this thread's since the fast path looked: only
+     * the thread itself adopts for itself; remote_general still checks, as free_core) */
+    if (unlikely(c >= RB_SLOTS) || unlikely(LD(s->owner_tid) == t->self))
+        return remote_general(t, th, h, s, pg, p, i, w, c);
+    if (unlikely(!remote_kill(w, i)))
+        return remote_dead(t, h, p);
+    rbatch_t *sl = &th->rb[c];
+    /* rb_add without the pushes: the block joins the batch it is filling, which does
+     * not fill up with it */
+    if (unlikely(sl->pg != pg) || unlikely(sl->n + 1 >= RB_MAX) || unlikely(LD(h->orphan_notify)))
+        return remote_batch_slow(t, th, h, pg, p, c);
+    sl->blk[sl->n++] = p;
+    th->rb_blocks++;
+    if (unlikely(leave_fast(t, h)))
+        return free_leave_slow(t);
     return 1;
 }
 
