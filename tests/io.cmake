@@ -36,3 +36,5 @@ nspa_add_io_test(io_dir SOURCES tests/io_dir.c THREADED TIMEOUT 60)
 nspa_add_io_test(io_select_big SOURCES tests/io_select_big.c THREADED TIMEOUT 60)
 # ReadFile / WriteFile (and the Ex forms) on a SOCKET
 nspa_add_io_test(io_socket_file SOURCES tests/io_socket_file.c THREADED TIMEOUT 60)
+# Winsock BSD-era names: inet_addr / inet_ntoa, gethostname, gethostbyname / gethostbyaddr, getservbyname, getnameinfo
+nspa_add_io_test(io_names SOURCES tests/io_names.c THREADED TIMEOUT 60)

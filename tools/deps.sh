@@ -8,7 +8,8 @@ pkgs=(cmake ninja-build gcc libc6-dev make pkg-config python3 strace liburing-de
 case "$set_name" in
   # the ABI check (abidiff against abi/libnspa.abi) and the man pages (scdoc -> roff,
   # checked with man -l --warnings)
-  test)  pkgs+=(abigail-tools scdoc man-db groff-base) ;;
+  # (netbase: /etc/services, which getservbyname's test reads)
+  test)  pkgs+=(abigail-tools scdoc man-db groff-base netbase) ;;
   # bench/heap runs glibc's malloc against these allocators (LD_PRELOAD); bench/io runs
   # fio and a Boost.Asio echo server (C++)
   bench) pkgs+=(python3 strace libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev fio libasio-dev g++) ;;

@@ -49,6 +49,8 @@ extern "C" {
 #define fd_set nspa_ws_fd_set
 #define timeval nspa_ws_timeval
 #define select nspa_ws_select
+#define hostent nspa_ws_hostent
+#define servent nspa_ws_servent
 
 typedef UINT_PTR SOCKET;
 typedef unsigned char u_char;
@@ -271,6 +273,35 @@ typedef struct fd_set { u_int fd_count; SOCKET fd_array[FD_SETSIZE]; } fd_set, F
 struct timeval { LONG tv_sec; LONG tv_usec; };
 typedef struct timeval TIMEVAL, *PTIMEVAL;
 int WSAAPI __WSAFDIsSet(SOCKET s, fd_set *set) NSPA_WS(__WSAFDIsSet);
+
+/* ---- the BSD-era names: one hostent / servent per thread, valid until the thread's
+ * next Winsock call (docs/io.md, "Winsock") -------------------------------------------- */
+struct hostent {
+    char *h_name;
+    char **h_aliases;
+    short h_addrtype;
+    short h_length;
+    char **h_addr_list;
+};
+#define h_addr h_addr_list[0]
+typedef struct hostent HOSTENT, *PHOSTENT, *LPHOSTENT;
+struct servent {                          /* the 64-bit layout */
+    char *s_name;
+    char **s_aliases;
+    char *s_proto;
+    short s_port;
+};
+typedef struct servent SERVENT, *PSERVENT, *LPSERVENT;
+u_long WSAAPI inet_addr(const char *cp) NSPA_WS(inet_addr);
+char *WSAAPI inet_ntoa(struct in_addr in) NSPA_WS(inet_ntoa);
+/* gethostname is unistd.h's name too, with a size_t length: renamed (not bound by an
+ * asm label), and declared with that type, so that unistd.h before or after this header
+ * declares the same function */
+#define gethostname nspa_ws_gethostname
+int WSAAPI gethostname(char *name, size_t len);
+struct hostent *WSAAPI gethostbyname(const char *name) NSPA_WS(gethostbyname);
+struct hostent *WSAAPI gethostbyaddr(const char *addr, int len, int type) NSPA_WS(gethostbyaddr);
+struct servent *WSAAPI getservbyname(const char *name, const char *proto) NSPA_WS(getservbyname);
 #define FD_CLR(fd, set) do { u_int __i; for (__i = 0; __i < (set)->fd_count; __i++) \
     if ((set)->fd_array[__i] == (SOCKET)(fd)) { \
         for (; __i + 1 < (set)->fd_count; __i++) (set)->fd_array[__i] = (set)->fd_array[__i + 1]; \

@@ -51,6 +51,15 @@ int WSAAPI getaddrinfo(const char *node, const char *service, const struct addri
 void WSAAPI freeaddrinfo(struct addrinfo *ai) NSPA_WS(freeaddrinfo);
 int WSAAPI GetAddrInfoW(PCWSTR node, PCWSTR service, const ADDRINFOW *hints, PADDRINFOW *res);
 void WSAAPI FreeAddrInfoW(PADDRINFOW ai);
+#define NI_NOFQDN      0x01
+#define NI_NUMERICHOST 0x02
+#define NI_NAMEREQD    0x04
+#define NI_NUMERICSERV 0x08
+#define NI_DGRAM       0x10
+#define NI_MAXHOST     1025
+#define NI_MAXSERV     32
+int WSAAPI getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host, DWORD hostlen, char *serv,
+                       DWORD servlen, int flags) NSPA_WS(getnameinfo);
 int WSAAPI inet_pton(int af, const char *src, void *dst) NSPA_WS(inet_pton);
 const char *WSAAPI inet_ntop(int af, const void *src, char *dst, size_t size) NSPA_WS(inet_ntop);
 
