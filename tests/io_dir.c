@@ -229,6 +229,41 @@ static void attributes_copy_and_times(void)
     CHECK(DeleteFile(at("copy.txt")));
 }
 
+/* GetFullPathName (against the current directory, "." and ".." by name; Linux form,
+ * as GetCurrentDirectory gives) and GetDiskFreeSpaceEx */
+static void full_paths_and_space(void)
+{
+    char cwd[MAX_PATH], want[2 * MAX_PATH], got[2 * MAX_PATH];
+    REQUIRE(GetCurrentDirectoryA(sizeof(cwd), cwd) > 0);
+    char *part = NULL;
+    snprintf(want, sizeof(want), "%s/a/c.txt", strcmp(cwd, "/") ? cwd : "");
+    DWORD n = GetFullPathNameA("a\\b\\..\\.\\c.txt", sizeof(got), got, &part);
+    CHECK_EQ(n, strlen(want));
+    CHECK(!strcmp(got, want));
+    CHECK(part && !strcmp(part, "c.txt"));
+    CHECK_EQ(GetFullPathNameA("C:\\tmp\\.\\x\\..\\y", sizeof(got), got, &part), 6);
+    CHECK(!strcmp(got, "/tmp/y"));
+    CHECK_EQ(GetFullPathNameA("\\..\\..", sizeof(got), got, NULL), 1);   /* never above the root */
+    CHECK(!strcmp(got, "/"));
+    CHECK_EQ(GetFullPathNameA("C:\\tmp\\y", 3, got, NULL), 7);          /* too short: the size needed */
+    CHECK_EQ(GetFullPathNameA("C:\\tmp\\dir\\", sizeof(got), got, &part), 9);
+    CHECK(!strcmp(got, "/tmp/dir/"));
+    CHECK(part == NULL);
+    CHECK_EQ(GetFullPathNameA("", sizeof(got), got, NULL), 0);
+    CHECK_EQ(GetLastError(), ERROR_INVALID_NAME);
+    WCHAR w[MAX_PATH], *wp = NULL;
+    static const WCHAR in[] = { '\\', 't', 'm', 'p', '\\', 0xe9, 0 };
+    CHECK_EQ(GetFullPathNameW(in, MAX_PATH, w, &wp), 6);
+    CHECK(wp && wp[0] == 0xe9 && wp == w + 5);
+
+    ULARGE_INTEGER avail, total, fr;
+    CHECK(GetDiskFreeSpaceEx(base, &avail, &total, &fr));
+    CHECK(total.QuadPart > 0 && avail.QuadPart <= total.QuadPart && fr.QuadPart <= total.QuadPart);
+    CHECK(GetDiskFreeSpaceEx(NULL, &avail, NULL, NULL));      /* the current directory's */
+    CHECK(!GetDiskFreeSpaceEx(at("gone\\x"), &avail, &total, &fr));
+    CHECK_EQ(GetLastError(), ERROR_PATH_NOT_FOUND);
+}
+
 static void cleanup(void)
 {
     CHECK(DeleteFile(at("c.txt")));
@@ -246,6 +281,7 @@ int main(void)
     moves();
     searches();
     attributes_copy_and_times();
+    full_paths_and_space();
     cleanup();
     WSACleanup();
     return nspa_test_done();

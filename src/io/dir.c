@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include "io/io_internal.h"
 #include "io/io_api.h"
@@ -84,6 +85,63 @@ NSPA_HIDDEN int io_dir_remove(const char *path)
     if (e == ENOENT) return io_not_found(path);
     if (e == EEXIST) e = ENOTEMPTY;              /* POSIX allows either */
     return -e;
+}
+
+/* GetFullPathName: @path made absolute against the current directory and its "." and
+ * ".." taken away by their names alone (as Windows does: no link is followed, the name
+ * need not exist). 0, -ENAMETOOLONG, -errno of getcwd. */
+NSPA_HIDDEN int io_full_path(const char *path, char *out, size_t cap)
+{
+    char buf[4096 * 2];
+    size_t n = 0;
+    if (path[0] != '/') {
+        if (!getcwd(buf, 4096)) return -errno;
+        n = strlen(buf);
+    }
+    if (n + strlen(path) + 2 > sizeof(buf)) return -ENAMETOOLONG;
+    buf[n++] = '/';
+    strcpy(buf + n, path);
+    /* walk the components, keeping a stack of where each kept one starts */
+    size_t o = 0;
+    const char *p = buf;
+    while (*p) {
+        while (*p == '/') p++;
+        const char *e = p;
+        while (*e && *e != '/') e++;
+        size_t l = (size_t)(e - p);
+        if (l == 0) break;
+        if (l == 1 && p[0] == '.') {
+            /* nothing */
+        } else if (l == 2 && p[0] == '.' && p[1] == '.') {
+            while (o > 0 && out[o - 1] != '/') o--;   /* back over the last component */
+            if (o > 0) o--;                           /* and its separator */
+        } else {
+            if (o + 1 + l + 1 > cap) return -ENAMETOOLONG;
+            out[o++] = '/';
+            memcpy(out + o, p, l);
+            o += l;
+        }
+        p = e;
+    }
+    int dir = buf[strlen(buf) - 1] == '/' && o > 0;  /* a name ending in a separator keeps it */
+    if (o == 0 || dir) {
+        if (o + 2 > cap) return -ENAMETOOLONG;
+        out[o++] = '/';
+    }
+    out[o] = 0;
+    return 0;
+}
+
+/* GetDiskFreeSpaceEx: bytes free to the caller, in all, free in all, of the filesystem
+ * holding @path */
+NSPA_HIDDEN int io_disk_space(const char *path, uint64_t *avail, uint64_t *total, uint64_t *free_)
+{
+    struct statvfs v;
+    if (statvfs(path, &v) < 0) return errno == ENOENT ? -ENOTDIR : -errno;   /* no such directory */
+    *avail = (uint64_t)v.f_bavail * v.f_frsize;
+    *total = (uint64_t)v.f_blocks * v.f_frsize;
+    *free_ = (uint64_t)v.f_bfree * v.f_frsize;
+    return 0;
 }
 
 /* ---- moving a name ---------------------------------------------------------------- */

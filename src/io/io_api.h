@@ -6,6 +6,7 @@
  */
 #ifndef NSPA_IO_API_H
 #define NSPA_IO_API_H
+#include <stddef.h>
 #include <stdint.h>
 #include "common/export.h"
 
@@ -99,6 +100,8 @@ NSPA_HIDDEN int io_file_info(uint32_t h, struct io_file_info *o);
 NSPA_HIDDEN int io_file_set_times(uint32_t h, const uint64_t *atime, const uint64_t *mtime);   /* NULL: unchanged */
 NSPA_HIDDEN int io_file_copy(uint32_t src, uint32_t dst);
 NSPA_HIDDEN int io_dir_create(const char *path);
+NSPA_HIDDEN int io_full_path(const char *path, char *out, size_t cap);
+NSPA_HIDDEN int io_disk_space(const char *path, uint64_t *avail, uint64_t *total, uint64_t *free_);
 NSPA_HIDDEN int io_dir_remove(const char *path);
 NSPA_HIDDEN int io_file_move(const char *from, const char *to, uint32_t flags);
 /* a search over @pattern's directory with its last component's wildcards: the first

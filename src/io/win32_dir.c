@@ -175,6 +175,86 @@ NSPA_EXPORT BOOL WINAPI CopyFileW(LPCWSTR from, LPCWSTR to, BOOL fail_if_exists)
     return e ? fail(e) : CopyFileA(a, b, fail_if_exists);
 }
 
+/* ---- full paths and free space ------------------------------------------------------ */
+
+/* the length without the NUL when it fits, else the size needed with it; *@part: the
+ * last component (NULL when the name ends in a separator) */
+NSPA_EXPORT DWORD WINAPI GetFullPathNameA(LPCSTR name, DWORD len, LPSTR buf, LPSTR *part)
+{
+    char p[PATH_CAP], full[PATH_CAP];
+    if (name && !*name) {
+        SetLastError(ERROR_INVALID_NAME);
+        return 0;
+    }
+    DWORD e = io_w32_path(name, p, sizeof(p));
+    if (e) {
+        SetLastError(e);
+        return 0;
+    }
+    int r = io_full_path(p, full, sizeof(full));
+    if (r) {
+        SetLastError(r == -ENAMETOOLONG ? ERROR_FILENAME_EXCED_RANGE : err_of(r, 0));
+        return 0;
+    }
+    size_t n = strlen(full);
+    if (!buf || len < n + 1) return (DWORD)(n + 1);
+    memcpy(buf, full, n + 1);
+    if (part) {
+        char *slash = strrchr(buf, '/');
+        *part = slash && slash[1] ? slash + 1 : NULL;
+    }
+    return (DWORD)n;
+}
+
+NSPA_EXPORT DWORD WINAPI GetFullPathNameW(LPCWSTR name, DWORD len, LPWSTR buf, LPWSTR *part)
+{
+    char u[PATH_CAP], full[PATH_CAP];
+    if (name && !*name) {
+        SetLastError(ERROR_INVALID_NAME);
+        return 0;
+    }
+    DWORD e = io_w32_utf8(name, u, sizeof(u));
+    if (e) {
+        SetLastError(e);
+        return 0;
+    }
+    char *fp = NULL;
+    DWORD n = GetFullPathNameA(u, sizeof(full), full, &fp);
+    if (!n) return 0;
+    size_t w = nspa_utf8_to_utf16(full, n, NULL, 0, NULL);
+    if (!buf || len < w + 1) return (DWORD)(w + 1);
+    nspa_utf8_to_utf16(full, n, buf, w, NULL);
+    buf[w] = 0;
+    if (part) *part = fp ? buf + nspa_utf8_to_utf16(full, (size_t)(fp - full), NULL, 0, NULL) : NULL;
+    return (DWORD)w;
+}
+
+NSPA_EXPORT BOOL WINAPI GetDiskFreeSpaceExA(LPCSTR dir, PULARGE_INTEGER avail, PULARGE_INTEGER total,
+                                            PULARGE_INTEGER free_)
+{
+    char p[PATH_CAP] = ".";
+    if (dir) {
+        DWORD e = io_w32_path(dir, p, sizeof(p));
+        if (e) return fail(e);
+    }
+    uint64_t a, t, f;
+    int r = io_disk_space(p, &a, &t, &f);
+    if (r) return fail(err_of(r, 0));
+    if (avail) avail->QuadPart = a;
+    if (total) total->QuadPart = t;
+    if (free_) free_->QuadPart = f;
+    return TRUE;
+}
+
+NSPA_EXPORT BOOL WINAPI GetDiskFreeSpaceExW(LPCWSTR dir, PULARGE_INTEGER avail, PULARGE_INTEGER total,
+                                            PULARGE_INTEGER free_)
+{
+    char u[PATH_CAP];
+    if (!dir) return GetDiskFreeSpaceExA(NULL, avail, total, free_);
+    DWORD e = io_w32_utf8(dir, u, sizeof(u));
+    return e ? fail(e) : GetDiskFreeSpaceExA(u, avail, total, free_);
+}
+
 /* ---- directories ------------------------------------------------------------------ */
 
 NSPA_EXPORT BOOL WINAPI CreateDirectoryA(LPCSTR name, LPSECURITY_ATTRIBUTES sa)

@@ -146,6 +146,10 @@ HANDLE WINAPI FindFirstFileW(LPCWSTR pattern, LPWIN32_FIND_DATAW data);
 BOOL WINAPI FindNextFileA(HANDLE find, LPWIN32_FIND_DATAA data);
 BOOL WINAPI FindNextFileW(HANDLE find, LPWIN32_FIND_DATAW data);
 BOOL WINAPI FindClose(HANDLE find);
+DWORD WINAPI GetFullPathNameA(LPCSTR name, DWORD len, LPSTR buf, LPSTR *part);
+DWORD WINAPI GetFullPathNameW(LPCWSTR name, DWORD len, LPWSTR buf, LPWSTR *part);
+BOOL WINAPI GetDiskFreeSpaceExA(LPCSTR dir, PULARGE_INTEGER avail, PULARGE_INTEGER total, PULARGE_INTEGER free_);
+BOOL WINAPI GetDiskFreeSpaceExW(LPCWSTR dir, PULARGE_INTEGER avail, PULARGE_INTEGER total, PULARGE_INTEGER free_);
 
 /* the generic names (TCHAR): W with UNICODE defined, else A */
 #ifdef UNICODE
@@ -163,6 +167,8 @@ BOOL WINAPI FindClose(HANDLE find);
 #define MoveFileEx MoveFileExW
 #define FindFirstFile FindFirstFileW
 #define FindNextFile FindNextFileW
+#define GetFullPathName GetFullPathNameW
+#define GetDiskFreeSpaceEx GetDiskFreeSpaceExW
 #define WIN32_FIND_DATA WIN32_FIND_DATAW
 #define LPWIN32_FIND_DATA LPWIN32_FIND_DATAW
 #else
@@ -180,6 +186,8 @@ BOOL WINAPI FindClose(HANDLE find);
 #define MoveFileEx MoveFileExA
 #define FindFirstFile FindFirstFileA
 #define FindNextFile FindNextFileA
+#define GetFullPathName GetFullPathNameA
+#define GetDiskFreeSpaceEx GetDiskFreeSpaceExA
 #define WIN32_FIND_DATA WIN32_FIND_DATAA
 #define LPWIN32_FIND_DATA LPWIN32_FIND_DATAA
 #endif
