@@ -38,3 +38,5 @@ nspa_add_io_test(io_select_big SOURCES tests/io_select_big.c THREADED TIMEOUT 60
 nspa_add_io_test(io_socket_file SOURCES tests/io_socket_file.c THREADED TIMEOUT 60)
 # Winsock BSD-era names: inet_addr / inet_ntoa, gethostname, gethostbyname / gethostbyaddr, getservbyname, getnameinfo
 nspa_add_io_test(io_names SOURCES tests/io_names.c THREADED TIMEOUT 60)
+# a port a pool of workers waits on: its operations go to the process ring
+nspa_add_io_test(io_port_pool SOURCES tests/io_port_pool.c THREADED TIMEOUT 60)

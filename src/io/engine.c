@@ -153,7 +153,8 @@ NSPA_HIDDEN int io_issue(struct io_op *op)
      * operations carry their offsets and run side by side */
     int first = !f->q[op->dir][0] || !f->is_socket;
     struct tring *tr;
-    if (first && op->kind == OP_RECV && f->is_socket && e == &io_engine_uring && (tr = tring_mine()))
+    if (first && op->kind == OP_RECV && f->is_socket && e == &io_engine_uring && io_op_ring_ok(op) &&
+        (tr = tring_mine()))
         return issue_on_ring(op, tr);
     if (first) {
         int64_t res = io_op_try(op);

@@ -104,7 +104,7 @@ static struct io_uring_sqe *get_sqe(void)
 
 static int uring_submit(struct io_op *op)
 {
-    struct tring *t = tring_mine();      /* the caller's own ring, when it has one */
+    struct tring *t = io_op_ring_ok(op) ? tring_mine() : NULL;   /* the caller's own ring, when it has one */
     if (t) return tring_submit(t, op);
     op->tr = NULL;
     pthread_mutex_lock(&sq_lock);

@@ -124,6 +124,9 @@ struct io_file {
     int doc_dirfd;
     /* completion port: its packets (under lock), the thread count limit */
     struct io_op *pk_head, *pk_tail;
+    /* a port that more than one thread has waited on (a pool of workers): its files'
+     * operations go to the process ring (io_op_ring_ok); the first waiter's id */
+    _Atomic uint32_t pool, first_waiter;
     /* a port of the thread pool's I/O (io_port_set_notify): called under the lock
      * after each packet is queued */
     void (*notify)(void *ctx);
@@ -199,6 +202,15 @@ NSPA_HIDDEN void uring_op_done(struct io_op *op, int res);      /* a CQE of @op:
 NSPA_HIDDEN int uring_watch_fd(int fd, uint64_t tag);           /* multishot poll on the process ring */
 NSPA_HIDDEN void tring_init(struct io_uring_probe *probe);
 NSPA_HIDDEN struct tring *tring_mine(void);                     /* NULL: use the process ring */
+/* May @op go to its issuer's thread ring? Not when its completion goes to a port that a
+ * pool of workers waits on (iocp.c): there the engine thread reaps many completions per
+ * wake and hands them to whichever worker is free, where a thread ring made each worker
+ * wake for its own completions and then wake the other for the packet (docs/io.md,
+ * "Thread rings"). */
+static inline int io_op_ring_ok(const struct io_op *op)
+{
+    return !op->port || !__atomic_load_n(&op->port->pool, __ATOMIC_RELAXED);
+}
 NSPA_HIDDEN void tring_opt_out(void);                           /* the calling thread never has one */
 NSPA_HIDDEN int tring_submit(struct tring *r, struct io_op *op);
 NSPA_HIDDEN void tring_cancel(struct io_op *op);

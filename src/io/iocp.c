@@ -189,6 +189,13 @@ NSPA_HIDDEN int io_port_get_packets(nspa_obj_t h, struct io_op **ops, uint32_t n
     struct io_file *port = io_port_get(h);
     if (!port) return -EBADF;
     pthread_once(&cur_once, cur_key_init);
+    /* a second thread waiting on the port makes it a pool's (io_op_ring_ok); one load a
+     * call once it is */
+    if (!__atomic_load_n(&port->pool, __ATOMIC_RELAXED)) {
+        uint32_t me = nspa_thread_id(), first = 0;
+        if (!atomic_compare_exchange_strong(&port->first_waiter, &first, me) && first != me)
+            __atomic_store_n(&port->pool, 1, __ATOMIC_RELAXED);
+    }
     if (cur_port == port) {
         /* the leave, the take and the pop in one section of the port's lock */
         struct take t = { n, 0 };
