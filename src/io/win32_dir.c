@@ -179,23 +179,20 @@ NSPA_EXPORT BOOL WINAPI CopyFileW(LPCWSTR from, LPCWSTR to, BOOL fail_if_exists)
 
 /* the length without the NUL when it fits, else the size needed with it; *@part: the
  * last component (NULL when the name ends in a separator) */
+static inline DWORD fail0(DWORD e)
+{
+    SetLastError(e);
+    return 0;
+}
+
 NSPA_EXPORT DWORD WINAPI GetFullPathNameA(LPCSTR name, DWORD len, LPSTR buf, LPSTR *part)
 {
     char p[PATH_CAP], full[PATH_CAP];
-    if (name && !*name) {
-        SetLastError(ERROR_INVALID_NAME);
-        return 0;
-    }
+    if (name && !*name) return fail0(ERROR_INVALID_NAME);
     DWORD e = io_w32_path(name, p, sizeof(p));
-    if (e) {
-        SetLastError(e);
-        return 0;
-    }
+    if (e) return fail0(e);
     int r = io_full_path(p, full, sizeof(full));
-    if (r) {
-        SetLastError(r == -ENAMETOOLONG ? ERROR_FILENAME_EXCED_RANGE : err_of(r, 0));
-        return 0;
-    }
+    if (r) return fail0(r == -ENAMETOOLONG ? ERROR_FILENAME_EXCED_RANGE : err_of(r, 0));
     size_t n = strlen(full);
     if (!buf || len < n + 1) return (DWORD)(n + 1);
     memcpy(buf, full, n + 1);
@@ -209,15 +206,8 @@ NSPA_EXPORT DWORD WINAPI GetFullPathNameA(LPCSTR name, DWORD len, LPSTR buf, LPS
 NSPA_EXPORT DWORD WINAPI GetFullPathNameW(LPCWSTR name, DWORD len, LPWSTR buf, LPWSTR *part)
 {
     char u[PATH_CAP], full[PATH_CAP];
-    if (name && !*name) {
-        SetLastError(ERROR_INVALID_NAME);
-        return 0;
-    }
-    DWORD e = io_w32_utf8(name, u, sizeof(u));
-    if (e) {
-        SetLastError(e);
-        return 0;
-    }
+    DWORD e = io_w32_utf8(name, u, sizeof(u));   /* "" stays "": ERROR_INVALID_NAME there */
+    if (e) return fail0(e);
     char *fp = NULL;
     DWORD n = GetFullPathNameA(u, sizeof(full), full, &fp);
     if (!n) return 0;
@@ -328,47 +318,44 @@ NSPA_EXPORT BOOL WINAPI MoveFileW(LPCWSTR from, LPCWSTR to)
 
 /* ---- searches --------------------------------------------------------------------- */
 
-static void find_fill(const struct io_find_ent *e, DWORD *attrs, FILETIME *ft3, DWORD *hi, DWORD *lo)
-{
-    *attrs = e->st.attrs;
-    ft_set(&ft3[0], e->st.ctime);
-    ft_set(&ft3[1], e->st.atime);
-    ft_set(&ft3[2], e->st.mtime);
-    *hi = (DWORD)(e->st.size >> 32);
-    *lo = (DWORD)e->st.size;
-}
+/* the fields WIN32_FIND_DATAA and WIN32_FIND_DATAW share (all but the names) */
+#define FIND_FILL(d, e)                                                  \
+    do {                                                                 \
+        memset((d), 0, sizeof(*(d)));                                    \
+        (d)->dwFileAttributes = (e)->st.attrs;                           \
+        ft_set(&(d)->ftCreationTime, (e)->st.ctime);                     \
+        ft_set(&(d)->ftLastAccessTime, (e)->st.atime);                   \
+        ft_set(&(d)->ftLastWriteTime, (e)->st.mtime);                    \
+        (d)->nFileSizeHigh = (DWORD)((e)->st.size >> 32);                \
+        (d)->nFileSizeLow = (DWORD)(e)->st.size;                         \
+    } while (0)
 
 static void fill_a(const struct io_find_ent *e, WIN32_FIND_DATAA *d)
 {
-    memset(d, 0, sizeof(*d));
-    FILETIME ft[3];
-    find_fill(e, &d->dwFileAttributes, ft, &d->nFileSizeHigh, &d->nFileSizeLow);
-    d->ftCreationTime = ft[0];
-    d->ftLastAccessTime = ft[1];
-    d->ftLastWriteTime = ft[2];
+    FIND_FILL(d, e);
     strncpy(d->cFileName, e->name, MAX_PATH - 1);
 }
 
 static void fill_w(const struct io_find_ent *e, WIN32_FIND_DATAW *d)
 {
-    memset(d, 0, sizeof(*d));
-    FILETIME ft[3];
-    find_fill(e, &d->dwFileAttributes, ft, &d->nFileSizeHigh, &d->nFileSizeLow);
-    d->ftCreationTime = ft[0];
-    d->ftLastAccessTime = ft[1];
-    d->ftLastWriteTime = ft[2];
+    FIND_FILL(d, e);
     size_t n = nspa_utf8_to_utf16(e->name, strlen(e->name), d->cFileName, MAX_PATH - 1, NULL);
     d->cFileName[n] = 0;
 }
 
-/* the search's first entry in *e; the handle or INVALID_HANDLE_VALUE with the error
- * (no such directory: ERROR_PATH_NOT_FOUND; nothing matches: ERROR_FILE_NOT_FOUND) */
-static HANDLE find_first(const char *p, struct io_find_ent *e)
+/* the search over @pattern (a Windows path, UTF-8): its first entry in *e; the handle
+ * or INVALID_HANDLE_VALUE with the error (no such directory: ERROR_PATH_NOT_FOUND;
+ * nothing matches: ERROR_FILE_NOT_FOUND) */
+static HANDLE find_first(const char *pattern, const void *data, struct io_find_ent *e)
 {
+    char p[PATH_CAP];
+    DWORD err = io_w32_path(pattern, p, sizeof(p));
+    if (!err && !data) err = ERROR_NOACCESS;
     uintptr_t h;
-    int r = io_find_first(p, &h, e);
-    if (r) {
-        SetLastError(err_of(r, 0));
+    int r = err ? 0 : io_find_first(p, &h, e);
+    if (r) err = err_of(r, 0);
+    if (err) {
+        SetLastError(err);
         return INVALID_HANDLE_VALUE;
     }
     return (HANDLE)h;
@@ -376,31 +363,22 @@ static HANDLE find_first(const char *p, struct io_find_ent *e)
 
 NSPA_EXPORT HANDLE WINAPI FindFirstFileA(LPCSTR pattern, LPWIN32_FIND_DATAA data)
 {
-    char p[PATH_CAP];
-    DWORD err = io_w32_path(pattern, p, sizeof(p));
-    if (!err && !data) err = ERROR_NOACCESS;
-    if (err) {
-        SetLastError(err);
-        return INVALID_HANDLE_VALUE;
-    }
     struct io_find_ent e;
-    HANDLE h = find_first(p, &e);
+    HANDLE h = find_first(pattern, data, &e);
     if (h != INVALID_HANDLE_VALUE) fill_a(&e, data);
     return h;
 }
 
 NSPA_EXPORT HANDLE WINAPI FindFirstFileW(LPCWSTR pattern, LPWIN32_FIND_DATAW data)
 {
-    char u[PATH_CAP], p[PATH_CAP];
+    char u[PATH_CAP];
     DWORD err = io_w32_utf8(pattern, u, sizeof(u));
-    if (!err) err = io_w32_path(u, p, sizeof(p));
-    if (!err && !data) err = ERROR_NOACCESS;
     if (err) {
         SetLastError(err);
         return INVALID_HANDLE_VALUE;
     }
     struct io_find_ent e;
-    HANDLE h = find_first(p, &e);
+    HANDLE h = find_first(u, data, &e);
     if (h != INVALID_HANDLE_VALUE) fill_w(&e, data);
     return h;
 }
