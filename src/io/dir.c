@@ -28,6 +28,32 @@
 
 #define FT_EPOCH 116444736000000000ull          /* 1601 -> 1970 in 100 ns */
 
+/* @path's directory into @dir ("." for a bare name, "/" for a name in the root) and its
+ * last component in *@base. 0 or -ENAMETOOLONG. */
+NSPA_HIDDEN int io_path_split(const char *path, char *dir, size_t cap, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    if (n + 2 > cap) return -ENAMETOOLONG;
+    if (n) memcpy(dir, path, n);
+    else dir[n++] = '.';
+    dir[n] = 0;
+    *base = slash ? slash + 1 : path;
+    return 0;
+}
+
+/* every byte of @in into @out, from the start of each (copy_file_range: in the kernel,
+ * and shared extents where the filesystem has them). 0 or -errno. */
+NSPA_HIDDEN int io_copy_data(int in, int out)
+{
+    loff_t i = 0, o = 0;
+    for (;;) {
+        ssize_t n = copy_file_range(in, &i, out, &o, 1 << 30, 0);
+        if (n == 0) return 0;
+        if (n < 0) return -errno;
+    }
+}
+
 static uint64_t ft_of(const struct timespec *t)
 {
     return (uint64_t)t->tv_sec * 10000000ull + (uint64_t)t->tv_nsec / 100 + FT_EPOCH;
@@ -152,8 +178,8 @@ static int copy_file(const char *from, const char *to, int replace)
     int in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0) return -errno;
     struct stat st;
-    if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
-        int e = S_ISDIR(st.st_mode) ? -EXDEV : -errno;   /* a directory does not cross */
+    int e = fstat(in, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EXDEV;   /* a directory does not cross */
+    if (e) {
         close(in);
         return e;
     }
@@ -163,15 +189,7 @@ static int copy_file(const char *from, const char *to, int replace)
         close(in);
         return e;
     }
-    int r = 0;
-    for (;;) {
-        ssize_t n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
-        if (n == 0) break;
-        if (n < 0) {
-            r = -errno;
-            break;
-        }
-    }
+    int r = io_copy_data(in, out);
     close(in);
     if (close(out) < 0 && !r) r = -errno;
     if (r) unlink(to);
@@ -289,18 +307,9 @@ static struct search *find_live(uintptr_t h)
 NSPA_HIDDEN int io_find_first(const char *pattern, uintptr_t *h, struct io_find_ent *e)
 {
     if (!*pattern) return -ENOENT;
-    const char *slash = strrchr(pattern, '/');
     char dir[4096];
-    const char *pat = pattern;
-    if (slash) {
-        size_t n = slash == pattern ? 1 : (size_t)(slash - pattern);
-        if (n >= sizeof(dir)) return -ENAMETOOLONG;
-        memcpy(dir, pattern, n);
-        dir[n] = 0;
-        pat = slash + 1;
-    } else {
-        strcpy(dir, ".");
-    }
+    const char *pat;
+    if (io_path_split(pattern, dir, sizeof(dir), &pat)) return -ENAMETOOLONG;
     if (!*pat || strlen(pat) >= sizeof(((struct search *)0)->pat)) return -ENOENT;   /* "dir\": no name */
     struct search *s = calloc(1, sizeof(*s));
     if (!s) return -ENOMEM;

@@ -80,18 +80,9 @@ NSPA_HIDDEN int io_share_note(struct io_file *f) { return share_take(f); }
  * by then. -errno: the directory cannot be held (the open fails). */
 static int doc_arm(struct io_file *f, const char *path)
 {
-    const char *slash = strrchr(path, '/');
     char dir[4096];
-    const char *base = path;
-    if (slash) {
-        size_t n = slash == path ? 1 : (size_t)(slash - path);
-        if (n >= sizeof(dir)) return -ENAMETOOLONG;
-        memcpy(dir, path, n);
-        dir[n] = 0;
-        base = slash + 1;
-    } else {
-        strcpy(dir, ".");
-    }
+    const char *base;
+    if (io_path_split(path, dir, sizeof(dir), &base)) return -ENAMETOOLONG;
     int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) return -errno;
     char *name = strdup(base);
@@ -146,14 +137,10 @@ NSPA_HIDDEN void io_share_release(struct io_file *f)
  * (-ENOTDIR is the former in the errno mapping, -ENOENT the latter). */
 NSPA_HIDDEN int io_not_found(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash || slash == path) return -ENOENT;   /* in the current directory, or in / */
     char dir[4096];
-    size_t n = (size_t)(slash - path);
-    if (n >= sizeof(dir)) return -ENOENT;
-    memcpy(dir, path, n);
-    dir[n] = 0;
-    struct stat st;
+    const char *base;
+    if (io_path_split(path, dir, sizeof(dir), &base)) return -ENOENT;
+    struct stat st;                      /* "." and "/" exist: a bare name is FILE_NOT_FOUND */
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? -ENOENT : -ENOTDIR;
 }
 
@@ -539,12 +526,7 @@ NSPA_HIDDEN int io_file_copy(uint32_t src, uint32_t dst)
     }
     struct stat st;
     int r = fstat(s->fd, &st) < 0 ? -errno : 0;
-    loff_t in = 0, out = 0;
-    while (!r) {
-        ssize_t n = copy_file_range(s->fd, &in, d->fd, &out, 1 << 30, 0);
-        if (n == 0) break;
-        if (n < 0) r = -errno;
-    }
+    if (!r) r = io_copy_data(s->fd, d->fd);
     if (!r && fchmod(d->fd, st.st_mode & 07777) < 0) r = -errno;
     struct timespec ts[2] = { st.st_atim, st.st_mtim };
     if (!r && futimens(d->fd, ts) < 0) r = -errno;

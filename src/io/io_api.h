@@ -77,6 +77,10 @@ NSPA_HIDDEN int io_file_delete(const char *path);
 /* ENOENT of @path as NT tells it: -ENOTDIR (a directory on the way missing:
  * ERROR_PATH_NOT_FOUND) or -ENOENT (ERROR_FILE_NOT_FOUND) */
 NSPA_HIDDEN int io_not_found(const char *path);
+/* @path's directory ("." / "/" for a name there) and last component (dir.c) */
+NSPA_HIDDEN int io_path_split(const char *path, char *dir, size_t cap, const char **base);
+/* all of @in's data into @out, both from their starts (copy_file_range; dir.c) */
+NSPA_HIDDEN int io_copy_data(int in, int out);
 /* @fn under the share table's lock, unless @p1 / @p2 (NULL: none) is open here without
  * FILE_SHARE_DELETE (-ETXTBSY) */
 NSPA_HIDDEN int io_share_guard(const char *p1, const char *p2, int (*fn)(void *arg), void *arg);
